@@ -1,0 +1,63 @@
+package dev.outbox.example.orders.boundary;
+
+import dev.outbox.record.DuplicateEventVersionException;
+import dev.outbox.record.InvalidEventException;
+import jakarta.json.Json;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+
+/** Turns command failures into JSON error responses: {@code {"error": "..."}}. */
+public final class CommandErrors {
+
+    private CommandErrors() {
+    }
+
+    static Response json(Response.Status status, String message) {
+        return Response.status(status).type(MediaType.APPLICATION_JSON)
+                .entity(Json.createObjectBuilder().add("error", message).build()).build();
+    }
+
+    @Provider
+    public static class InvalidOrder implements ExceptionMapper<InvalidOrderException> {
+        @Override
+        public Response toResponse(InvalidOrderException e) {
+            return json(Response.Status.BAD_REQUEST, e.getMessage());
+        }
+    }
+
+    /** The event built from the request broke an outbox rule (an oversized note, say): the client's input. */
+    @Provider
+    public static class InvalidEvent implements ExceptionMapper<InvalidEventException> {
+        @Override
+        public Response toResponse(InvalidEventException e) {
+            return json(Response.Status.BAD_REQUEST, e.getMessage());
+        }
+    }
+
+    @Provider
+    public static class NotFound implements ExceptionMapper<OrderNotFoundException> {
+        @Override
+        public Response toResponse(OrderNotFoundException e) {
+            return json(Response.Status.NOT_FOUND, e.getMessage());
+        }
+    }
+
+    @Provider
+    public static class Conflict implements ExceptionMapper<OrderConflictException> {
+        @Override
+        public Response toResponse(OrderConflictException e) {
+            return json(Response.Status.CONFLICT, e.getMessage());
+        }
+    }
+
+    /** Two commands raced for one aggregate version and the unique key chose (R3.3). */
+    @Provider
+    public static class DuplicateVersion implements ExceptionMapper<DuplicateEventVersionException> {
+        @Override
+        public Response toResponse(DuplicateEventVersionException e) {
+            return json(Response.Status.CONFLICT, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package dev.outbox.example.orders.control;
+
+import dev.outbox.event.OutboxEvent;
+import dev.outbox.example.orders.entity.Order;
+import jakarta.json.Json;
+import jakarta.json.JsonObjectBuilder;
+
+import java.math.BigDecimal;
+
+/**
+ * The example's event contracts, built from the values the command is about to commit (R2.6) and holding only
+ * what consumers need (R2.4). Schema version 1 of each.
+ */
+public final class OrderEvents {
+
+    public static final String ORDER_PLACED = "OrderPlaced";
+    public static final String ORDER_PAID = "OrderPaid";
+
+    private OrderEvents() {
+    }
+
+    public static OutboxEvent placed(Order order, String note) {
+        JsonObjectBuilder body = Json.createObjectBuilder()
+                .add("orderId", order.id())
+                .add("customerId", order.customerId())
+                .add("amount", order.amount());
+        if (note != null) {
+            body.add("note", note);
+        }
+        return OutboxEvent.of(Order.AGGREGATE_TYPE, order.id(), order.version(), ORDER_PLACED,
+                body.build().toString());
+    }
+
+    public static OutboxEvent paid(String orderId, String customerId, BigDecimal amount, long paidVersion) {
+        String body = Json.createObjectBuilder()
+                .add("orderId", orderId)
+                .add("customerId", customerId)
+                .add("amount", amount)
+                .build().toString();
+        return OutboxEvent.of(Order.AGGREGATE_TYPE, orderId, paidVersion, ORDER_PAID, body);
+    }
+}

@@ -1,0 +1,6 @@
+package dev.outbox.example.orders.entity;
+
+public enum OrderStatus {
+    PLACED,
+    PAID
+}

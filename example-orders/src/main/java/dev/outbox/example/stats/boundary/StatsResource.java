@@ -1,0 +1,42 @@
+package dev.outbox.example.stats.boundary;
+
+import dev.outbox.ops.stats.DeliveryCounts;
+import dev.outbox.ops.stats.OutboxStatistics;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+
+/** {@code GET /api/stats}: counts of orders, outbox states, shipments and absorbed duplicates. */
+@Path("stats")
+@Produces(MediaType.APPLICATION_JSON)
+public class StatsResource {
+
+    @PersistenceContext(unitName = "orders")
+    EntityManager entityManager;
+
+    @Inject
+    OutboxStatistics outbox;
+
+    @GET
+    public JsonObject stats() {
+        DeliveryCounts counts = outbox.counts();
+        return Json.createObjectBuilder()
+                .add("orders", count("SELECT COUNT(o) FROM PurchaseOrder o"))
+                .add("eventsPending", counts.pending())
+                .add("eventsDelivered", counts.delivered())
+                .add("eventsParked", counts.parked())
+                .add("shipments", count("SELECT COUNT(s) FROM Shipment s"))
+                .add("duplicatesAbsorbed", counts.duplicatesAbsorbed())
+                .build();
+    }
+
+    private long count(String jpql) {
+        return entityManager.createQuery(jpql, Long.class).getSingleResult();
+    }
+}

@@ -1,0 +1,23 @@
+-- The example's business tables (h2). The outbox's own tables come from outbox-jpa's scripts.
+
+CREATE TABLE IF NOT EXISTS orders (
+    order_id     VARCHAR(36)    NOT NULL,
+    customer_id  VARCHAR(100)   NOT NULL,
+    amount       NUMERIC(12, 2) NOT NULL,
+    status       VARCHAR(16)    NOT NULL,
+    version      BIGINT         NOT NULL,
+    placed_at    TIMESTAMP WITH TIME ZONE NOT NULL,
+    paid_at      TIMESTAMP WITH TIME ZONE,
+    CONSTRAINT orders_pk PRIMARY KEY (order_id),
+    CONSTRAINT orders_amount_ck CHECK (amount > 0),
+    CONSTRAINT orders_status_ck CHECK (status IN ('PLACED', 'PAID'))
+);
+
+-- One shipment per paid order: the shipping consumer's business key.
+CREATE TABLE IF NOT EXISTS shipment (
+    shipment_id  VARCHAR(36)    NOT NULL,
+    order_id     VARCHAR(36)    NOT NULL,
+    created_at   TIMESTAMP WITH TIME ZONE NOT NULL,
+    CONSTRAINT shipment_pk PRIMARY KEY (shipment_id),
+    CONSTRAINT shipment_order_uk UNIQUE (order_id)
+);

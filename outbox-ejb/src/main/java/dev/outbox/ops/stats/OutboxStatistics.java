@@ -1,0 +1,36 @@
+package dev.outbox.ops.stats;
+
+import dev.outbox.store.DeliveryState;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/** Counts of the outbox and the inbox, for the stats endpoint and for operators. */
+@Stateless
+@TransactionAttribute(TransactionAttributeType.SUPPORTS)
+public class OutboxStatistics {
+
+    @PersistenceContext(unitName = "outbox")
+    EntityManager entityManager;
+
+    public DeliveryCounts counts() {
+        Map<DeliveryState, Long> byState = new EnumMap<>(DeliveryState.class);
+        List<Object[]> rows = entityManager.createQuery(
+                "SELECT e.state, COUNT(e) FROM OutboxEventRow e GROUP BY e.state", Object[].class).getResultList();
+        for (Object[] row : rows) {
+            byState.put((DeliveryState) row[0], ((Number) row[1]).longValue());
+        }
+        Number duplicates = entityManager.createQuery(
+                "SELECT COALESCE(SUM(p.duplicates), 0) FROM ProcessedEventRow p", Number.class).getSingleResult();
+        return new DeliveryCounts(byState.getOrDefault(DeliveryState.PENDING, 0L),
+                byState.getOrDefault(DeliveryState.DELIVERED, 0L),
+                byState.getOrDefault(DeliveryState.PARKED, 0L),
+                duplicates.longValue());
+    }
+}

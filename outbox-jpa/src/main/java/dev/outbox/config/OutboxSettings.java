@@ -1,0 +1,38 @@
+package dev.outbox.config;
+
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The write side's settings. Each is a server.xml {@code <variable>} read through MicroProfile Config; the
+ * README's settings table lists them with their defaults.
+ *
+ * @param maxPayloadBytes {@value #PAYLOAD_MAX_BYTES}: the largest JSON payload, in UTF-8 bytes, an event may
+ *                        carry; larger bodies are stored by reference (R3.5). Default 65536, at most 1000000.
+ * @param createSchema    {@value #SCHEMA_CREATE}: run the dialect's schema scripts at start when
+ *                        {@code outbox_event} is missing. Default false: production schemas are migrated by
+ *                        the user's own tool from the same scripts.
+ * @param dataSource      {@value #DATASOURCE}: the JNDI name of the datasource the schema scripts run on;
+ *                        must be the one the business tables live in. Default {@code java:comp/DefaultDataSource}.
+ * @param dialect         {@value #DIALECT}: {@code auto} (from the JDBC driver's product name), {@code h2} or
+ *                        {@code postgresql}. Default auto.
+ */
+public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String dataSource, String dialect) {
+
+    public static final String PAYLOAD_MAX_BYTES = "outbox.payload.max-bytes";
+    public static final String SCHEMA_CREATE = "outbox.schema.create";
+    public static final String DATASOURCE = "outbox.datasource";
+    public static final String DIALECT = "outbox.dialect";
+
+    /** The H2 column limit; bodies above it belong in an immutable resource anyway (R3.5). */
+    public static final int PAYLOAD_HARD_LIMIT = 1_000_000;
+
+    public static OutboxSettings read(Function<String, Optional<String>> source) {
+        SettingReader reader = new SettingReader(source);
+        return new OutboxSettings(
+                reader.integer(PAYLOAD_MAX_BYTES, 65_536, 1, PAYLOAD_HARD_LIMIT),
+                reader.flag(SCHEMA_CREATE, false),
+                reader.text(DATASOURCE, "java:comp/DefaultDataSource"),
+                reader.oneOf(DIALECT, "auto", "auto", "h2", "postgresql"));
+    }
+}

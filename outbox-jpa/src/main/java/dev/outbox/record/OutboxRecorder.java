@@ -1,0 +1,214 @@
+package dev.outbox.record;
+
+import dev.outbox.config.OutboxSettings;
+import dev.outbox.event.EventId;
+import dev.outbox.event.OutboxEvent;
+import dev.outbox.store.OutboxEventRow;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import jakarta.persistence.PersistenceException;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.stream.Collectors;
+
+/**
+ * Records integration events in the caller's JTA transaction, so the business change and its events commit
+ * or roll back together (R1.2). It never opens a transaction of its own: with none active it refuses and
+ * writes nothing.
+ *
+ * <pre>{@code
+ * @Inject OutboxRecorder outbox;
+ *
+ * @Outboxed
+ * public void pay(String orderId, long expectedVersion) {
+ *     orders.markPaid(orderId, expectedVersion);          // conditional update on the version (R3.1)
+ *     outbox.record(OutboxEvent.of("Order", orderId, expectedVersion + 1, "OrderPaid", json));
+ * }
+ * }</pre>
+ *
+ * <p>Inside an {@link Outboxed} command the rows are written when the outermost command returns; elsewhere
+ * (a plain {@code @Transactional} method or an EJB) they are written at once. Either way the insert is flushed
+ * before control goes back to business code, so a failure surfaces as an exception there and the transaction
+ * is marked rollback-only.
+ */
+@ApplicationScoped
+public class OutboxRecorder {
+
+    private static final Logger LOG = Logger.getLogger(OutboxRecorder.class.getName());
+    /** SQLSTATE of a unique-key violation, the same on H2 and PostgreSQL. */
+    private static final String UNIQUE_VIOLATION = "23505";
+
+    @PersistenceContext(unitName = "outbox")
+    EntityManager entityManager;
+
+    @Resource
+    TransactionSynchronizationRegistry transactions;
+
+    @Inject
+    OutboxSettings settings;
+
+    @Inject
+    Event<OutboxCommitted> committed;
+
+    /** Records one event; returns its id, made now and never replaced (R2.2). */
+    public EventId record(OutboxEvent event) {
+        return record(List.of(event)).get(0);
+    }
+
+    /**
+     * Records the events of one command, in this order. Events of one aggregate must have increasing versions
+     * (R3.3). Every event is checked before any is written: one bad event rejects the call and nothing of it
+     * is written.
+     */
+    public List<EventId> record(List<OutboxEvent> events) {
+        requireActiveTransaction();
+        try {
+            new EventValidation(settings.maxPayloadBytes()).check(events);
+        } catch (InvalidEventException e) {
+            transactions.setRollbackOnly();
+            throw e;
+        }
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        List<OutboxEventRow> rows = new ArrayList<>(events.size());
+        List<EventId> ids = new ArrayList<>(events.size());
+        for (OutboxEvent event : events) {
+            EventId id = EventId.next();
+            ids.add(id);
+            rows.add(OutboxEventRow.pending(id, event, now));
+        }
+        PendingEvents pending = pending();
+        pending.recorded(ids);
+        if (pending.insideCommand()) {
+            pending.buffer(rows);
+        } else {
+            write(rows);
+        }
+        return ids;
+    }
+
+    /** Runs an {@link Outboxed} command's body; called by the interceptor inside the transaction. */
+    <T> T command(Callable<T> body) throws Exception {
+        requireActiveTransaction();
+        PendingEvents pending = pending();
+        pending.enterCommand();
+        T result;
+        try {
+            result = body.call();
+        } catch (RuntimeException | Error e) {
+            // @Transactional rolls back on these: the buffered events must not be written.
+            if (pending.exitCommand()) {
+                pending.discardBuffered();
+            }
+            throw e;
+        } catch (Exception checked) {
+            // @Transactional commits on a checked exception, so the events commit with the business change.
+            if (pending.exitCommand()) {
+                try {
+                    write(pending.takeBuffered());
+                } catch (OutboxException e) {
+                    e.addSuppressed(checked);
+                    throw e;
+                }
+            }
+            throw checked;
+        }
+        if (pending.exitCommand()) {
+            write(pending.takeBuffered());
+        }
+        return result;
+    }
+
+    private void write(List<OutboxEventRow> rows) {
+        if (rows.isEmpty()) {
+            return;
+        }
+        try {
+            rows.forEach(entityManager::persist);
+            // Flush now, not at commit: a violated key must fail the command, not a commit that already ran
+            // the business change's side effects (R3.1).
+            entityManager.flush();
+        } catch (PersistenceException e) {
+            transactions.setRollbackOnly();
+            String events = rows.stream().map(row -> row.eventId() + " " + row.event().describe())
+                    .collect(Collectors.joining(", "));
+            LOG.warning(() -> "outbox insert failed, transaction marked rollback-only: " + events);
+            if (UNIQUE_VIOLATION.equals(sqlState(e))) {
+                throw new DuplicateEventVersionException(events, e);
+            }
+            throw new OutboxWriteException(events, e);
+        }
+    }
+
+    private void requireActiveTransaction() {
+        int status = transactions.getTransactionStatus();
+        if (status == Status.STATUS_NO_TRANSACTION) {
+            throw new NoTransactionException();
+        }
+        if (status != Status.STATUS_ACTIVE) {
+            throw new OutboxException("the caller's transaction can no longer commit (JTA status " + status
+                    + "); nothing was written");
+        }
+    }
+
+    /** This transaction's pending events; the first call registers the after-commit wake-up. */
+    private PendingEvents pending() {
+        PendingEvents pending = (PendingEvents) transactions.getResource(PendingEvents.class);
+        if (pending == null) {
+            pending = new PendingEvents();
+            transactions.putResource(PendingEvents.class, pending);
+            PendingEvents ofThisTransaction = pending;
+            transactions.registerInterposedSynchronization(new Synchronization() {
+                @Override
+                public void beforeCompletion() {
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                    if (status == Status.STATUS_COMMITTED) {
+                        announce(ofThisTransaction.recordedIds());
+                    }
+                }
+            });
+        }
+        return pending;
+    }
+
+    private void announce(List<EventId> ids) {
+        if (ids.isEmpty()) {
+            return;
+        }
+        try {
+            committed.fire(new OutboxCommitted(ids));
+        } catch (RuntimeException e) {
+            // The wake-up is a hint; the publisher's timer finds the rows anyway.
+            LOG.log(Level.WARNING, "outbox wake-up observer failed; the next publisher tick delivers", e);
+        }
+    }
+
+    private static String sqlState(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                for (SQLException s = sql; s != null; s = s.getNextException()) {
+                    if (s.getSQLState() != null) {
+                        return s.getSQLState();
+                    }
+                }
+            }
+        }
+        return null;
+    }
+}

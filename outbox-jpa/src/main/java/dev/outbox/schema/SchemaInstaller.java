@@ -1,0 +1,59 @@
+package dev.outbox.schema;
+
+import dev.outbox.config.OutboxSettings;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Startup;
+import jakarta.inject.Inject;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.logging.Logger;
+
+/**
+ * The opt-in create-at-start for the embedded default ({@code outbox.schema.create=true}): runs the dialect's
+ * scripts when {@code outbox_event} is missing. Production databases get the same scripts through the
+ * user's migration tool, and this stays off.
+ */
+@ApplicationScoped
+public class SchemaInstaller {
+
+    private static final Logger LOG = Logger.getLogger(SchemaInstaller.class.getName());
+
+    @Inject
+    OutboxSettings settings;
+
+    void installAtStart(@Observes Startup startup) {
+        if (!settings.createSchema()) {
+            return;
+        }
+        DataSource dataSource = lookup(settings.dataSource());
+        try (Connection connection = dataSource.getConnection()) {
+            Dialect dialect = Dialect.of(settings.dialect(), connection.getMetaData().getDatabaseProductName());
+            if (SqlScript.tableExists(connection, "outbox_event")) {
+                LOG.info(() -> "outbox schema present (" + dialect.name() + "), nothing to create");
+                return;
+            }
+            for (String script : dialect.schemaScripts()) {
+                SqlScript.load(script, SchemaInstaller.class.getClassLoader()).run(connection);
+                LOG.info(() -> "outbox schema created from " + script);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the outbox schema on " + settings.dataSource()
+                    + " (server.xml variable " + OutboxSettings.SCHEMA_CREATE + "=true)", e);
+        }
+    }
+
+    /** Looks a datasource up by JNDI name; names the variable when the name is wrong. */
+    public static DataSource lookup(String jndiName) {
+        try {
+            return InitialContext.doLookup(jndiName);
+        } catch (NamingException e) {
+            throw new IllegalStateException("no datasource at JNDI name '" + jndiName + "' (server.xml variable "
+                    + OutboxSettings.DATASOURCE + ")", e);
+        }
+    }
+}
