@@ -93,7 +93,17 @@ final class EventValidation {
             if (!parser.hasNext() || parser.next() != JsonParser.Event.START_OBJECT) {
                 throw new InvalidEventException("payload", "must be a JSON object", where);
             }
-            parser.skipObject();
+            // Walk the object with next(), which fails on truncated input; Parsson's skipObject() spins
+            // forever on "{\"a\":" (seen with Parsson 1.1.7), a denial of service from one bad payload.
+            int depth = 1;
+            while (depth > 0) {
+                JsonParser.Event next = parser.next();
+                if (next == JsonParser.Event.START_OBJECT || next == JsonParser.Event.START_ARRAY) {
+                    depth++;
+                } else if (next == JsonParser.Event.END_OBJECT || next == JsonParser.Event.END_ARRAY) {
+                    depth--;
+                }
+            }
             if (parser.hasNext()) {
                 throw new InvalidEventException("payload", "must be one JSON object, with nothing after it", where);
             }
@@ -102,7 +112,7 @@ final class EventValidation {
             throw new InvalidEventException("payload", "is not valid JSON (at line "
                     + e.getLocation().getLineNumber() + ", column " + e.getLocation().getColumnNumber() + ")",
                     where);
-        } catch (JsonException e) {
+        } catch (JsonException | java.util.NoSuchElementException e) {
             throw new InvalidEventException("payload", "is not valid JSON", where);
         }
     }

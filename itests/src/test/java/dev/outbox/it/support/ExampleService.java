@@ -1,0 +1,107 @@
+package dev.outbox.it.support;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** A typed HTTP client for the example's contract (DESIGN.md): what a user's client would send. */
+public final class ExampleService {
+
+    private final URI base;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    public ExampleService(String baseUrl) {
+        this.base = URI.create(baseUrl.endsWith("/") ? baseUrl : baseUrl + "/");
+    }
+
+    public static ExampleService fromSystemProperties() {
+        return new ExampleService(Settings.required("it.base.url"));
+    }
+
+    /** The response of one call: status and JSON body (an empty object when the body is not JSON). */
+    public record Reply(int status, JsonObject body, String raw) {
+        public String orderId() {
+            return body.getString("orderId");
+        }
+
+        public long version() {
+            return body.getJsonNumber("version").longValue();
+        }
+
+        public String error() {
+            return body.containsKey("error") ? body.getString("error") : "";
+        }
+
+        @Override
+        public String toString() {
+            return status + " " + raw;
+        }
+    }
+
+    public Reply placeOrder(String customerId, BigDecimal amount) {
+        return post("api/orders", Json.createObjectBuilder().add("customerId", customerId).add("amount", amount)
+                .build().toString(), null);
+    }
+
+    public Reply placeOrderRaw(String body, String drill) {
+        return post("api/orders", body, drill);
+    }
+
+    public Reply pay(String orderId, long expectedVersion) {
+        return payRaw(orderId, Json.createObjectBuilder().add("version", expectedVersion).build().toString(), null);
+    }
+
+    public Reply payRaw(String orderId, String body, String drill) {
+        return post("api/orders/" + orderId + "/pay", body, drill);
+    }
+
+    public Reply order(String orderId) {
+        return send(HttpRequest.newBuilder(base.resolve("api/orders/" + orderId)).GET());
+    }
+
+    public Reply stats() {
+        return send(HttpRequest.newBuilder(base.resolve("api/stats")).GET());
+    }
+
+    private Reply post(String path, String body, String drill) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
+                .header("Content-Type", "application/json")
+                .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (drill != null) {
+            request.header("X-Fault-Drill", drill);
+        }
+        return send(request);
+    }
+
+    private Reply send(HttpRequest.Builder request) {
+        try {
+            HttpResponse<String> response = http.send(request.timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return new Reply(response.statusCode(), json(response.body()), response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException("the example service did not answer at " + base, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static JsonObject json(String body) {
+        if (body == null || !body.strip().startsWith("{")) {
+            return JsonObject.EMPTY_JSON_OBJECT;
+        }
+        try (JsonReader reader = Json.createReader(new StringReader(body))) {
+            return reader.readObject();
+        }
+    }
+}

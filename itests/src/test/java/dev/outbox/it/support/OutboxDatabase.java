@@ -1,0 +1,93 @@
+package dev.outbox.it.support;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Reads the server's real database behind its back (R7.1): the tests check rows, not only HTTP answers.
+ * H2 is opened through its AUTO_SERVER mode while the server holds the file; PostgreSQL directly.
+ */
+public final class OutboxDatabase {
+
+    private final String url;
+    private final String user;
+    private final String password;
+
+    public OutboxDatabase(String url, String user, String password) {
+        this.url = url;
+        this.user = user;
+        this.password = password;
+    }
+
+    public static OutboxDatabase fromSystemProperties() {
+        return new OutboxDatabase(Settings.required("it.jdbc.url"), Settings.required("it.jdbc.user"),
+                System.getProperty("it.jdbc.password", ""));
+    }
+
+    /** One row of outbox_event, as the tests need it. */
+    public record StoredEvent(UUID eventId, String aggregateType, String aggregateId, long aggregateVersion,
+                              String eventType, int schemaVersion, String state, String payload) {
+    }
+
+    /** One row of orders. */
+    public record StoredOrder(String orderId, String customerId, String status, long version) {
+    }
+
+    public List<StoredEvent> eventsOf(String aggregateId) {
+        return events("SELECT event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
+                + " state, payload FROM outbox_event WHERE aggregate_id = ? ORDER BY aggregate_version", aggregateId);
+    }
+
+    /** Events whose payload mentions the text: finds the events of a command whose order id never came back. */
+    public List<StoredEvent> eventsMentioning(String text) {
+        return events("SELECT event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
+                + " state, payload FROM outbox_event WHERE payload LIKE ? ORDER BY created_at", "%" + text + "%");
+    }
+
+    public List<StoredOrder> ordersOf(String customerId) {
+        List<StoredOrder> orders = new ArrayList<>();
+        query("SELECT order_id, customer_id, status, version FROM orders WHERE customer_id = ?", customerId, rs ->
+                orders.add(new StoredOrder(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4))));
+        return orders;
+    }
+
+    public long count(String table, String where) {
+        long[] count = new long[1];
+        query("SELECT COUNT(*) FROM " + table + (where.isEmpty() ? "" : " WHERE " + where), null,
+                rs -> count[0] = rs.getLong(1));
+        return count[0];
+    }
+
+    private List<StoredEvent> events(String sql, String parameter) {
+        List<StoredEvent> events = new ArrayList<>();
+        query(sql, parameter, rs -> events.add(new StoredEvent(rs.getObject(1, UUID.class), rs.getString(2),
+                rs.getString(3), rs.getLong(4), rs.getString(5), rs.getInt(6), rs.getString(7), rs.getString(8))));
+        return events;
+    }
+
+    private interface RowReader {
+        void read(ResultSet rs) throws SQLException;
+    }
+
+    private void query(String sql, String parameter, RowReader reader) {
+        try (Connection connection = DriverManager.getConnection(url, user, password);
+             PreparedStatement statement = connection.prepareStatement(sql)) {
+            if (parameter != null) {
+                statement.setString(1, parameter);
+            }
+            try (ResultSet rs = statement.executeQuery()) {
+                while (rs.next()) {
+                    reader.read(rs);
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the test database at " + url + ": " + sql, e);
+        }
+    }
+}

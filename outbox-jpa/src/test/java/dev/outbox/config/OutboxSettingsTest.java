@@ -1,0 +1,55 @@
+package dev.outbox.config;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class OutboxSettingsTest {
+
+    private static OutboxSettings read(Map<String, String> values) {
+        return OutboxSettings.read(name -> Optional.ofNullable(values.get(name)));
+    }
+
+    @Test
+    void defaultsApplyWhenNothingIsSet() {
+        OutboxSettings settings = read(Map.of());
+        assertEquals(65_536, settings.maxPayloadBytes());
+        assertFalse(settings.createSchema());
+        assertEquals("java:comp/DefaultDataSource", settings.dataSource());
+        assertEquals("auto", settings.dialect());
+    }
+
+    @Test
+    void valuesAreReadAndTrimmed() {
+        OutboxSettings settings = read(Map.of("outbox.payload.max-bytes", " 1024 ", "outbox.schema.create", "TRUE",
+                "outbox.dialect", "PostgreSQL"));
+        assertEquals(1024, settings.maxPayloadBytes());
+        assertTrue(settings.createSchema());
+        assertEquals("postgresql", settings.dialect());
+    }
+
+    @Test
+    void aBadValueNamesTheServerXmlVariableAndTheValue() {
+        InvalidSettingException e = assertThrows(InvalidSettingException.class,
+                () -> read(Map.of("outbox.payload.max-bytes", "64k")));
+        assertEquals("outbox.payload.max-bytes", e.name());
+        assertTrue(e.getMessage().contains("server.xml variable outbox.payload.max-bytes"), e.getMessage());
+        assertTrue(e.getMessage().contains("'64k'"), e.getMessage());
+    }
+
+    @Test
+    void outOfRangeAndUnknownValuesAreRefused() {
+        assertThrows(InvalidSettingException.class, () -> read(Map.of("outbox.payload.max-bytes", "0")));
+        assertThrows(InvalidSettingException.class, () -> read(Map.of("outbox.payload.max-bytes", "2000000")));
+        assertEquals("outbox.schema.create",
+                assertThrows(InvalidSettingException.class, () -> read(Map.of("outbox.schema.create", "yes"))).name());
+        assertEquals("outbox.dialect",
+                assertThrows(InvalidSettingException.class, () -> read(Map.of("outbox.dialect", "oracle"))).name());
+    }
+}

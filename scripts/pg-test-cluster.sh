@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL cluster on loopback, for the integration tests and for trying the main job on
+# PostgreSQL. It is made fresh at each start and holds a database "outbox" owned by role "outbox"
+# (password "outbox").
+#
+#   scripts/pg-test-cluster.sh start <dir> [port]   # default port 55432
+#   scripts/pg-test-cluster.sh stop  <dir>
+#
+# Test settings: fsync, full_page_writes and synchronous_commit are off (speed, not durability).
+# max_prepared_transactions is on for consumers that use XA.
+set -euo pipefail
+
+cmd=${1:?usage: pg-test-cluster.sh start|stop <dir> [port]}
+dir=${2:?usage: pg-test-cluster.sh start|stop <dir> [port]}
+port=${3:-55432}
+
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then
+  echo "pg-test-cluster: PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin;" \
+       "install them with: apt-get install -y postgresql" >&2
+  exit 1
+fi
+
+as_postgres() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+stop() {
+  if [ -f "$dir/data/postmaster.pid" ]; then
+    as_postgres "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
+  fi
+}
+
+case "$cmd" in
+  start)
+    stop
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
+    as_postgres "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-sync >"$dir/initdb.log"
+    as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start \
+      -o "-p $port -h 127.0.0.1 -k $dir -c max_prepared_transactions=50 -c fsync=off -c full_page_writes=off -c synchronous_commit=off" \
+      >/dev/null
+    as_postgres "$bin/psql" -q -h 127.0.0.1 -p "$port" -U postgres -d postgres \
+      -c "CREATE ROLE outbox LOGIN PASSWORD 'outbox'" -c "CREATE DATABASE outbox OWNER outbox" >/dev/null
+    echo "pg-test-cluster: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port, data in $dir"
+    ;;
+  stop)
+    stop
+    echo "pg-test-cluster: stopped $dir"
+    ;;
+  *)
+    echo "usage: pg-test-cluster.sh start|stop <dir> [port]" >&2
+    exit 2
+    ;;
+esac
