@@ -1,5 +1,6 @@
 package dev.outbox.config;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -16,13 +17,18 @@ import java.util.function.Function;
  *                        must be the one the business tables live in. Default {@code java:comp/DefaultDataSource}.
  * @param dialect         {@value #DIALECT}: {@code auto} (from the JDBC driver's product name), {@code h2} or
  *                        {@code postgresql}. Default auto.
+ * @param inboxRetention  {@value #INBOX_RETENTION_DAYS}: how long a {@code processed_event} row is kept after
+ *                        processing, in days: at least the broker's longest redelivery window plus the
+ *                        disaster-recovery window (R5.6, R9.5). Default 30.
  */
-public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String dataSource, String dialect) {
+public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String dataSource, String dialect,
+                             Duration inboxRetention) {
 
     public static final String PAYLOAD_MAX_BYTES = "outbox.payload.max-bytes";
     public static final String SCHEMA_CREATE = "outbox.schema.create";
     public static final String DATASOURCE = "outbox.datasource";
     public static final String DIALECT = "outbox.dialect";
+    public static final String INBOX_RETENTION_DAYS = "outbox.inbox.retention-days";
 
     /** The H2 column limit; bodies above it belong in an immutable resource anyway (R3.5). */
     public static final int PAYLOAD_HARD_LIMIT = 1_000_000;
@@ -33,6 +39,7 @@ public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String d
                 reader.integer(PAYLOAD_MAX_BYTES, 65_536, 1, PAYLOAD_HARD_LIMIT),
                 reader.flag(SCHEMA_CREATE, false),
                 reader.text(DATASOURCE, "java:comp/DefaultDataSource"),
-                reader.oneOf(DIALECT, "auto", "auto", "h2", "postgresql"));
+                reader.oneOf(DIALECT, "auto", "auto", "h2", "postgresql"),
+                Duration.ofDays(reader.integer(INBOX_RETENTION_DAYS, 30, 1, 36_500)));
     }
 }

@@ -1,14 +1,50 @@
 package dev.outbox.schema;
 
+import dev.outbox.event.EventId;
+import dev.outbox.event.OutboxEvent;
+import dev.outbox.transport.OutboundEvent;
+
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.UUID;
 
 /**
- * Everything that differs between databases, in one place per database: the schema scripts now, the
- * publisher's claim and confirm statements with them. Two implementations: {@link H2Dialect} (the embedded
- * default) and {@link PostgreSqlDialect} (production).
+ * Every SQL statement of the outbox, in one place per database: the schema scripts, the publisher's claim,
+ * confirm, retry and park, and the inbox's insert. Two implementations: {@link H2Dialect} (the embedded
+ * default, lease by compare-and-set) and {@link PostgreSqlDialect} (production, {@code FOR UPDATE SKIP LOCKED}).
+ * The statements written here once are plain SQL that both run as they are.
  */
 public interface Dialect {
+
+    /** The columns a claim returns, in {@link #readClaimed} order. */
+    String CLAIMED_COLUMNS = "event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
+            + " payload, payload_ref, created_at, attempts, lease_version";
+
+    /** R4.2: confirm only while the claim is ours: same claimer, same lease version, still pending. */
+    String CLAIM_STILL_OURS = " WHERE event_id = ? AND claimed_by = ? AND lease_version = ? AND state = 'PENDING'";
+
+    String CONFIRM = "UPDATE outbox_event SET state = 'DELIVERED', delivered_at = ?, broker_message_id = ?,"
+            + " broker_partition = ?, broker_offset = ?, claimed_by = NULL, lease_until = NULL, last_error_class = NULL"
+            + CLAIM_STILL_OURS;
+
+    /** R4.4: the row stays; the next attempt waits for the backoff. */
+    String RETRY_LATER = "UPDATE outbox_event SET next_attempt_at = ?, last_error_class = ?, claimed_by = NULL,"
+            + " lease_until = NULL" + CLAIM_STILL_OURS;
+
+    /** R4.5: parked at once, with the failure class as evidence. */
+    String PARK = "UPDATE outbox_event SET state = 'PARKED', last_error_class = ?, claimed_by = NULL, lease_until = NULL"
+            + CLAIM_STILL_OURS;
+
+    String INBOX_COUNT_DUPLICATE = "UPDATE processed_event SET duplicates = duplicates + 1"
+            + " WHERE consumer = ? AND event_id = ?";
 
     /** The short name used in settings and in the script folder: {@code h2} or {@code postgresql}. */
     String name();
@@ -16,6 +52,66 @@ public interface Dialect {
     /** The versioned schema scripts, oldest first, as class-path resources. */
     default List<String> schemaScripts() {
         return List.of("META-INF/outbox/sql/" + name() + "/V1__outbox_event_and_processed_event.sql");
+    }
+
+    /**
+     * Claims due rows in the caller's (short) transaction: sets the claimer and a lease, bumps the lease version
+     * and the attempt count, and moves {@code next_attempt_at} to the lease end, so a claimer that dies leaves a
+     * row that is due again when its lease runs out (R4.3). Returns the claimed rows.
+     */
+    List<OutboundEvent> claim(Connection connection, ClaimRequest request) throws SQLException;
+
+    /**
+     * Inserts the inbox mark in the consumer's transaction; true when this is the first time the consumer sees
+     * the event, false for a duplicate (R5.1). Must not abort the transaction on a duplicate.
+     */
+    boolean markProcessed(Connection connection, String consumer, UUID eventId, String aggregateType,
+                          String aggregateId, Long aggregateVersion, OffsetDateTime now,
+                          OffsetDateTime retainUntil) throws SQLException;
+
+    /** Binds the candidate filter's parameters from {@code index} on; returns the next free index. */
+    static int bindCandidates(PreparedStatement statement, int index, ClaimRequest request) throws SQLException {
+        statement.setObject(index++, request.now());
+        for (String type : request.exceptions()) {
+            statement.setString(index++, type);
+        }
+        statement.setInt(index++, request.limit());
+        return index;
+    }
+
+    /** The due-row filter both dialects share; {@code e} is outbox_event. */
+    static String candidates(ClaimRequest request) {
+        return "FROM outbox_event e WHERE e.state = 'PENDING' AND e.next_attempt_at <= ?"
+                + request.orderingCondition() + " ORDER BY e.next_attempt_at FETCH FIRST ? ROWS ONLY";
+    }
+
+    /** Binds the seven columns of an inbox mark, in table order. */
+    static void bindMark(PreparedStatement insert, String consumer, UUID eventId, String aggregateType,
+                         String aggregateId, Long aggregateVersion, OffsetDateTime now, OffsetDateTime retainUntil)
+            throws SQLException {
+        insert.setString(1, consumer);
+        insert.setObject(2, eventId);
+        insert.setString(3, aggregateType);
+        insert.setString(4, aggregateId);
+        if (aggregateVersion == null) {
+            insert.setNull(5, Types.BIGINT);
+        } else {
+            insert.setLong(5, aggregateVersion);
+        }
+        insert.setObject(6, now);
+        insert.setObject(7, retainUntil);
+    }
+
+    static List<OutboundEvent> readClaimed(ResultSet rs) throws SQLException {
+        List<OutboundEvent> claimed = new ArrayList<>();
+        while (rs.next()) {
+            String reference = rs.getString(8);
+            OutboxEvent event = new OutboxEvent(rs.getString(2), rs.getString(3), rs.getLong(4), rs.getString(5),
+                    rs.getInt(6), rs.getString(7), reference == null ? null : URI.create(reference));
+            claimed.add(new OutboundEvent(new EventId(rs.getObject(1, UUID.class)), event,
+                    rs.getObject(9, OffsetDateTime.class), rs.getInt(10), rs.getLong(11)));
+        }
+        return claimed;
     }
 
     /**

@@ -1,10 +1,95 @@
 package dev.outbox.schema;
 
-/** H2 2.x, the embedded default. */
+import dev.outbox.transport.OutboundEvent;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/** H2 2.x, the embedded default. H2 has no SKIP LOCKED: the claim is a lease by compare-and-set. */
 public final class H2Dialect implements Dialect {
 
     @Override
     public String name() {
         return "h2";
+    }
+
+    /**
+     * Reads due candidates without locking, then takes each with an update that only succeeds while the lease
+     * version is unchanged: two publishers racing for one row get it once (R4.1, R7.4).
+     */
+    @Override
+    public List<OutboundEvent> claim(Connection connection, ClaimRequest request) throws SQLException {
+        List<UUID> ids = new ArrayList<>();
+        List<Long> versions = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(
+                "SELECT e.event_id, e.lease_version " + Dialect.candidates(request))) {
+            Dialect.bindCandidates(select, 1, request);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getObject(1, UUID.class));
+                    versions.add(rs.getLong(2));
+                }
+            }
+        }
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        try (PreparedStatement take = connection.prepareStatement("UPDATE outbox_event SET claimed_by = ?,"
+                + " lease_version = lease_version + 1, lease_until = ?, next_attempt_at = ?, attempts = attempts + 1"
+                + " WHERE event_id = ? AND lease_version = ? AND state = 'PENDING'")) {
+            for (int i = 0; i < ids.size(); i++) {
+                take.setString(1, request.claimer());
+                take.setObject(2, request.leaseUntil());
+                take.setObject(3, request.leaseUntil());
+                take.setObject(4, ids.get(i));
+                take.setLong(5, versions.get(i));
+                take.addBatch();
+            }
+            int[] taken = take.executeBatch();
+            List<UUID> ours = new ArrayList<>();
+            for (int i = 0; i < taken.length; i++) {
+                if (taken[i] == 1 || taken[i] == java.sql.Statement.SUCCESS_NO_INFO) {
+                    ours.add(ids.get(i));
+                }
+            }
+            if (ours.isEmpty()) {
+                return List.of();
+            }
+            // Read back by id and claimer: the rows this claim took, not the ones a rival took meanwhile.
+            String placeholders = String.join(", ", ours.stream().map(id -> "?").toList());
+            try (PreparedStatement read = connection.prepareStatement("SELECT " + CLAIMED_COLUMNS
+                    + " FROM outbox_event WHERE claimed_by = ? AND state = 'PENDING' AND event_id IN (" + placeholders
+                    + ") ORDER BY aggregate_type, aggregate_id, aggregate_version")) {
+                read.setString(1, request.claimer());
+                for (int i = 0; i < ours.size(); i++) {
+                    read.setObject(i + 2, ours.get(i));
+                }
+                try (ResultSet rs = read.executeQuery()) {
+                    return Dialect.readClaimed(rs);
+                }
+            }
+        }
+    }
+
+    /** Insert-if-absent in one statement; a concurrent twin fails on the key and its transaction is retried. */
+    @Override
+    public boolean markProcessed(Connection connection, String consumer, UUID eventId, String aggregateType,
+                                 String aggregateId, Long aggregateVersion, OffsetDateTime now,
+                                 OffsetDateTime retainUntil) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO processed_event (consumer, event_id,"
+                + " aggregate_type, aggregate_id, aggregate_version, processed_at, retain_until)"
+                + " SELECT ?, ?, ?, ?, ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM processed_event"
+                + " WHERE consumer = ? AND event_id = ?)")) {
+            Dialect.bindMark(insert, consumer, eventId, aggregateType, aggregateId, aggregateVersion, now, retainUntil);
+            insert.setString(8, consumer);
+            insert.setObject(9, eventId);
+            return insert.executeUpdate() == 1;
+        }
     }
 }

@@ -17,6 +17,8 @@ CREATE TABLE IF NOT EXISTS orders (
 CREATE TABLE IF NOT EXISTS shipment (
     shipment_id  VARCHAR(36)    NOT NULL,
     order_id     VARCHAR(36)    NOT NULL,
+    -- the OrderPaid event that created it: tells a redelivery (same event) from a real conflict (R5.2)
+    event_id     UUID           NOT NULL,
     created_at   TIMESTAMP WITH TIME ZONE NOT NULL,
     CONSTRAINT shipment_pk PRIMARY KEY (shipment_id),
     CONSTRAINT shipment_order_uk UNIQUE (order_id)

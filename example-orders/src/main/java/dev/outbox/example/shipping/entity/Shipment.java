@@ -6,10 +6,11 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 
 import java.time.OffsetDateTime;
+import java.util.UUID;
 
 /**
- * A shipment, created by the shipping consumer once per paid order ({@code order_id} is unique). The
- * consumer behind the inbox arrives with the publisher; until then the table only feeds the stats.
+ * A shipment, created by the shipping consumer once per paid order ({@code order_id} is unique), from the
+ * OrderPaid event {@code eventId}.
  */
 @Entity
 @Table(name = "shipment")
@@ -22,6 +23,9 @@ public class Shipment {
     @Column(name = "order_id", nullable = false, length = 36)
     private String orderId;
 
+    @Column(name = "event_id", nullable = false)
+    private UUID eventId;
+
     @Column(name = "created_at", nullable = false)
     private OffsetDateTime createdAt;
 
@@ -29,13 +33,18 @@ public class Shipment {
         // for JPA
     }
 
-    public Shipment(String id, String orderId, OffsetDateTime createdAt) {
+    public Shipment(String id, String orderId, UUID eventId, OffsetDateTime createdAt) {
         this.id = id;
         this.orderId = orderId;
+        this.eventId = eventId;
         this.createdAt = createdAt;
     }
 
     public String orderId() {
         return orderId;
+    }
+
+    public UUID eventId() {
+        return eventId;
     }
 }

@@ -1,0 +1,162 @@
+package dev.outbox.publish;
+
+import dev.outbox.record.OutboxCommitted;
+import dev.outbox.schema.ClaimRequest;
+import dev.outbox.transport.OutboundEvent;
+import dev.outbox.transport.SendResult;
+import dev.outbox.transport.Transport;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.Timeout;
+import jakarta.ejb.Timer;
+import jakarta.ejb.TimerConfig;
+import jakarta.ejb.TimerService;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The leased publisher, one per server instance. Each run claims a batch in a short transaction, sends it with
+ * no transaction and no lock held, and confirms in another short transaction (R4.1, R4.2); it repeats while
+ * full batches come back. Instances coordinate only through the table (leases, SKIP LOCKED): no leader.
+ *
+ * <p>Runs start from an EJB timer every {@code outbox.publisher.interval-ms} and from the after-commit wake-up
+ * ({@link OutboxCommitted}); at most one run is active per instance, which bounds the connections the
+ * publisher takes from the business pool to one at a time.
+ */
+@Singleton
+@Startup
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class Publisher {
+
+    private static final Logger LOG = Logger.getLogger(Publisher.class.getName());
+
+    @Resource
+    TimerService timers;
+
+    @Resource
+    ManagedExecutorService executor;
+
+    @Inject
+    ClaimStep claims;
+
+    @Inject
+    ConfirmStep confirms;
+
+    @Inject
+    @Any
+    Instance<Transport> transports;
+
+    private PublisherSettings settings;
+    private Transport transport;
+    private final AtomicBoolean running = new AtomicBoolean();
+    private final AtomicBoolean wanted = new AtomicBoolean();
+    private volatile boolean stopped;
+
+    @PostConstruct
+    void start() {
+        Config config = ConfigProvider.getConfig();
+        settings = PublisherSettings.read(name -> config.getOptionalValue(name, String.class));
+        if (!settings.enabled()) {
+            LOG.info("outbox publisher disabled (outbox.publisher.enabled=false): events stay pending");
+            return;
+        }
+        transport = transports.stream().filter(t -> t.name().equals(settings.transport())).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no outbox transport named '" + settings.transport()
+                        + "' is deployed (server.xml variable outbox.publisher.transport)"));
+        long interval = settings.interval().toMillis();
+        timers.createIntervalTimer(interval, interval, new TimerConfig("outbox-publisher", false));
+        LOG.info(() -> "outbox publisher " + settings.claimerId() + " started: transport " + transport.name()
+                + ", every " + interval + " ms, batches of " + settings.batchSize() + ", lease "
+                + settings.lease().toMillis() + " ms, ordering " + (settings.strictByDefault() ? "strict" : "independent")
+                + " by default, except " + settings.orderingExceptions());
+    }
+
+    @PreDestroy
+    void stop() {
+        stopped = true;
+    }
+
+    @Timeout
+    void onTimer(Timer timer) {
+        runIfIdle();
+    }
+
+    /** The after-commit wake-up: a hint that new rows are due; the run itself happens on a managed thread. */
+    public void onCommitted(@Observes OutboxCommitted committed) {
+        if (transport == null || stopped) {
+            return;
+        }
+        wanted.set(true);
+        if (!running.get()) {
+            try {
+                executor.execute(this::runIfIdle);
+            } catch (RejectedExecutionException e) {
+                LOG.fine("wake-up rejected; the next timer tick delivers");
+            }
+        }
+    }
+
+    /** Runs the publisher unless a run is active; a request that arrives meanwhile makes that run go again. */
+    public void runIfIdle() {
+        if (transport == null || stopped) {
+            return;
+        }
+        wanted.set(true);
+        while (wanted.get() && running.compareAndSet(false, true)) {
+            try {
+                wanted.set(false);
+                drain();
+            } catch (RuntimeException e) {
+                // The table is the truth: unconfirmed rows stay claimed until their lease runs out.
+                LOG.log(Level.WARNING, "outbox publisher run failed; leases expire and the rows are retried", e);
+            } finally {
+                running.set(false);
+            }
+        }
+    }
+
+    private void drain() {
+        for (int batch = 0; batch < settings.maxBatchesPerRun() && !stopped; batch++) {
+            OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+            List<OutboundEvent> claimed = claims.claim(new ClaimRequest(settings.claimerId(), settings.batchSize(),
+                    now, now.plus(settings.lease()), settings.strictByDefault(), settings.orderingExceptions()));
+            if (claimed.isEmpty()) {
+                return;
+            }
+            // R4.2: the claim has committed; nothing is locked while the broker works.
+            List<SendResult> results = transport.send(claimed);
+            List<Outcome> outcomes = new ArrayList<>(claimed.size());
+            for (int i = 0; i < claimed.size(); i++) {
+                SendResult result = i < results.size() ? results.get(i)
+                        : new SendResult.UnknownOutcome("TransportReturnedTooFewResults");
+                outcomes.add(new Outcome(claimed.get(i), result));
+            }
+            confirms.record(settings.claimerId(), outcomes, settings.backoff(), settings);
+            if (claimed.size() < settings.batchSize()) {
+                return;
+            }
+        }
+    }
+}

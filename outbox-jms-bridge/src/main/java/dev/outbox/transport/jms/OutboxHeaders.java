@@ -1,0 +1,20 @@
+package dev.outbox.transport.jms;
+
+/**
+ * The JMS message properties an outbox message carries, read by the inbox on the consumer side. Names are
+ * Java identifiers, as JMS requires; the body is the payload JSON exactly as recorded.
+ */
+public final class OutboxHeaders {
+
+    public static final String EVENT_ID = "outboxEventId";
+    public static final String EVENT_TYPE = "outboxEventType";
+    public static final String AGGREGATE_TYPE = "outboxAggregateType";
+    public static final String AGGREGATE_ID = "outboxAggregateId";
+    public static final String AGGREGATE_VERSION = "outboxAggregateVersion";
+    public static final String SCHEMA_VERSION = "outboxSchemaVersion";
+    /** Set instead of a body when the event stores its body by reference (R3.5). */
+    public static final String PAYLOAD_REFERENCE = "outboxPayloadReference";
+
+    private OutboxHeaders() {
+    }
+}

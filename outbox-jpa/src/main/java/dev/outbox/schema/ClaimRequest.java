@@ -1,0 +1,31 @@
+package dev.outbox.schema;
+
+import java.time.OffsetDateTime;
+import java.util.Set;
+
+/**
+ * One claim: up to {@code limit} due rows for {@code claimer}, leased until {@code leaseUntil} (R4.1).
+ *
+ * @param strictByDefault whether event types are strictly ordered unless listed in {@code exceptions}
+ * @param exceptions      the event types whose policy differs from the default (R4.6)
+ */
+public record ClaimRequest(String claimer, int limit, OffsetDateTime now, OffsetDateTime leaseUntil,
+                           boolean strictByDefault, Set<String> exceptions) {
+
+    /**
+     * The claim filter of the ordering policy: a strict event is due only when every earlier version of its
+     * aggregate is delivered, so a failed or parked event blocks the versions after it (R4.6). The unique key
+     * on (aggregate_type, aggregate_id, aggregate_version) serves the sub-query.
+     */
+    String orderingCondition() {
+        String earlierUndelivered = "NOT EXISTS (SELECT 1 FROM outbox_event p WHERE p.aggregate_type = e.aggregate_type"
+                + " AND p.aggregate_id = e.aggregate_id AND p.aggregate_version < e.aggregate_version"
+                + " AND p.state <> 'DELIVERED')";
+        String listed = exceptions.isEmpty() ? null
+                : "e.event_type IN (" + String.join(", ", exceptions.stream().map(t -> "?").toList()) + ")";
+        if (strictByDefault) {
+            return listed == null ? " AND " + earlierUndelivered : " AND (" + listed + " OR " + earlierUndelivered + ")";
+        }
+        return listed == null ? "" : " AND (NOT " + listed + " OR " + earlierUndelivered + ")";
+    }
+}

@@ -1,0 +1,23 @@
+package dev.outbox.transport;
+
+import dev.outbox.event.EventId;
+import dev.outbox.event.OutboxEvent;
+
+import java.time.OffsetDateTime;
+
+/**
+ * A claimed event on its way to the broker: the event as recorded, and the claim it travels under.
+ *
+ * @param id           the event id, sent as a message header so consumers deduplicate on it (R5.1)
+ * @param event        the event exactly as recorded; never rebuilt (R2.6)
+ * @param createdAt    when the business transaction recorded it
+ * @param attempt      the number of this delivery attempt, from 1
+ * @param leaseVersion the fencing token of this claim; the confirm only counts while it is unchanged (R4.2)
+ */
+public record OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion) {
+
+    /** How logs name this event: ids, versions and attempts, never the payload (R6.3). */
+    public String describe() {
+        return id + " " + event.describe() + " attempt " + attempt;
+    }
+}
