@@ -1,0 +1,164 @@
+package dev.outbox.schema;
+
+import dev.outbox.transport.OutboundEvent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The publisher's SQL on a real (in-memory) H2: claim, lease, confirm conditional on the claim, and the
+ * ordering policy's filter. The PostgreSQL statements run on a real PostgreSQL in itests.
+ */
+class H2ClaimTest {
+
+    private final Dialect dialect = new H2Dialect();
+    private final OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+    private Connection connection;
+
+    @BeforeEach
+    void schema() throws SQLException {
+        connection = DriverManager.getConnection("jdbc:h2:mem:" + UUID.randomUUID(), "sa", "");
+        SqlScript.load(dialect.schemaScripts().get(0), getClass().getClassLoader()).run(connection);
+    }
+
+    @AfterEach
+    void close() throws SQLException {
+        connection.close();
+    }
+
+    private UUID pending(String aggregateId, long version, String type) throws SQLException {
+        UUID id = UUID.randomUUID();
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_event (event_id, aggregate_type,"
+                + " aggregate_id, aggregate_version, event_type, schema_version, payload, created_at, state,"
+                + " next_attempt_at) VALUES (?, 'Order', ?, ?, ?, 1, '{}', ?, 'PENDING', ?)")) {
+            insert.setObject(1, id);
+            insert.setString(2, aggregateId);
+            insert.setLong(3, version);
+            insert.setString(4, type);
+            insert.setObject(5, now.minusSeconds(10));
+            insert.setObject(6, now.minusSeconds(10));
+            insert.executeUpdate();
+        }
+        return id;
+    }
+
+    private List<OutboundEvent> claim(String claimer, int limit, boolean strict, Set<String> exceptions)
+            throws SQLException {
+        return dialect.claim(connection, new ClaimRequest(claimer, limit, now, now.plusSeconds(30), strict, exceptions));
+    }
+
+    private int update(String sql, Object... values) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < values.length; i++) {
+                statement.setObject(i + 1, values[i]);
+            }
+            return statement.executeUpdate();
+        }
+    }
+
+    private String state(UUID id) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT state FROM outbox_event WHERE event_id = ?")) {
+            select.setObject(1, id);
+            try (ResultSet rs = select.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
+    }
+
+    @Test
+    void aClaimLeasesDueRowsOnceAndCountsTheAttempt() throws SQLException {
+        pending("a", 1, "T");
+        pending("b", 1, "T");
+        List<OutboundEvent> first = claim("p1", 10, true, Set.of());
+        assertEquals(2, first.size());
+        assertTrue(first.stream().allMatch(e -> e.attempt() == 1 && e.leaseVersion() == 1), first.toString());
+        assertEquals(List.of(), claim("p2", 10, true, Set.of()), "leased rows are not due for another claimer");
+    }
+
+    @Test
+    void theBatchSizeBoundsAClaim() throws SQLException {
+        for (int i = 0; i < 5; i++) {
+            pending("agg-" + i, 1, "T");
+        }
+        assertEquals(3, claim("p1", 3, true, Set.of()).size());
+        assertEquals(2, claim("p2", 3, true, Set.of()).size());
+    }
+
+    @Test
+    void theConfirmOnlyCountsForTheClaimThatIsStillCurrent() throws SQLException {
+        UUID id = pending("a", 1, "T");
+        OutboundEvent stale = claim("p1", 10, true, Set.of()).get(0);
+        // p1's lease runs out; p2 takes the row over (R4.3).
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), id);
+        OutboundEvent current = claim("p2", 10, true, Set.of()).get(0);
+        assertEquals(stale.id(), current.id(), "the takeover sends the same event id");
+
+        int lateConfirm = update(Dialect.CONFIRM, now, "m-1", null, null, id, "p1", stale.leaseVersion());
+        assertEquals(0, lateConfirm, "a lost lease never overwrites the new claimer's result (R4.2)");
+        assertEquals("PENDING", state(id));
+        assertEquals(1, update(Dialect.CONFIRM, now, "m-2", null, null, id, "p2", current.leaseVersion()));
+        assertEquals("DELIVERED", state(id));
+    }
+
+    @Test
+    void aStrictEventWaitsForEveryEarlierVersionOfItsAggregate() throws SQLException {
+        UUID v1 = pending("a", 1, "T");
+        pending("a", 2, "T");
+        pending("b", 1, "T");
+        List<OutboundEvent> first = claim("p1", 10, true, Set.of());
+        assertEquals(List.of("a@1", "b@1"), first.stream().map(e -> e.event().aggregateId() + "@"
+                + e.event().aggregateVersion()).toList(), "a@2 waits while a@1 is undelivered");
+        update(Dialect.PARK, "MessageTooLarge", v1, "p1", first.get(0).leaseVersion());
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE aggregate_id = 'a'", now.minusSeconds(1));
+        assertEquals(List.of(), claim("p1", 10, true, Set.of()), "a parked a@1 blocks a@2 (R4.6)");
+    }
+
+    @Test
+    void anIndependentEventDoesNotWaitForEarlierVersions() throws SQLException {
+        UUID v1 = pending("a", 1, "Placed");
+        pending("a", 2, "Noted");
+        List<OutboundEvent> claimed = claim("p1", 10, true, Set.of("Noted"));
+        assertEquals(List.of(1L, 2L), claimed.stream().map(e -> e.event().aggregateVersion()).toList(),
+                "Noted is independent: claimed while Placed@1 is still undelivered (R4.6)");
+        update(Dialect.PARK, "MessageTooLarge", v1, "p1", claimed.get(0).leaseVersion());
+        pending("a", 3, "Noted");
+        assertEquals(List.of(3L), claim("p1", 10, true, Set.of("Noted")).stream()
+                .map(e -> e.event().aggregateVersion()).toList(), "and goes on past a parked one (R7.5)");
+        pending("a", 4, "Placed");
+        assertEquals(List.of(), claim("p1", 10, true, Set.of("Noted")), "a strict Placed@4 stays blocked");
+    }
+
+    @Test
+    void aRetryMakesTheRowDueAgainAtItsBackoffTime() throws SQLException {
+        UUID id = pending("a", 1, "T");
+        OutboundEvent claimed = claim("p1", 10, true, Set.of()).get(0);
+        assertEquals(1, update(Dialect.RETRY_LATER, now.plusSeconds(60), "TransientFailure", id, "p1",
+                claimed.leaseVersion()));
+        assertEquals(List.of(), claim("p1", 10, true, Set.of()), "not due before the backoff ends");
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), id);
+        assertEquals(2, claim("p1", 10, true, Set.of()).get(0).attempt(), "the same row, attempt 2");
+    }
+
+    @Test
+    void theInboxMarksAnEventOncePerConsumer() throws SQLException {
+        UUID event = UUID.randomUUID();
+        assertTrue(dialect.markProcessed(connection, "shipping", event, "Order", "a", 1L, now, now.plusDays(30)));
+        assertEquals(false, dialect.markProcessed(connection, "shipping", event, "Order", "a", 1L, now, now.plusDays(30)));
+        assertTrue(dialect.markProcessed(connection, "invoicing", event, "Order", "a", 1L, now, now.plusDays(30)));
+    }
+}
