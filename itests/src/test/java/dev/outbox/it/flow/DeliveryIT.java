@@ -16,6 +16,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.File;
 import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -125,5 +127,41 @@ class DeliveryIT {
         assertEquals(0, blocked.attempts(), "and is never even claimed");
         assertEquals(0, shipmentsOf(big.orderId()));
         assertNotEquals(0, service.stats().body().getJsonNumber("eventsParked").longValue());
+    }
+
+    @Test
+    void aMissingDestinationBacksOffWithoutLosingAnythingAndDrainsOnceRepaired() throws Exception {
+        Path override = Path.of(Settings.required("it.server.dir"), "configDropins", "overrides", "outage.xml");
+        int updates = configUpdates();
+        String customer = "outage-" + UUID.randomUUID();
+        // The broker side is broken for OrderPaid only: its destination does not exist.
+        Files.writeString(override, "<server><variable name=\"outbox.jms.destination.OrderPaid\""
+                + " value=\"java:app/jms/NoSuchQueue\"/></server>");
+        try {
+            await(SOON, "the server applied the broken destination", DeliveryIT::configUpdates, n -> n > updates);
+            String orderId = placeAndPay(customer);
+
+            StoredEvent failing = await(SOON, "OrderPaid retried with backoff", () -> db.eventsOf(orderId).get(1),
+                    e -> e.attempts() >= 2);
+            assertEquals("PENDING", failing.state(), "a transient failure never parks or deletes (R4.4)");
+            assertEquals("DestinationNotFound", failing.lastErrorClass());
+            assertEquals(0, shipmentsOf(orderId));
+        } finally {
+            int before = configUpdates();
+            Files.deleteIfExists(override);
+            await(SOON, "the server applied the repair", DeliveryIT::configUpdates, n -> n > before);
+        }
+        String orderId = db.ordersOf(customer).get(0).orderId();
+        awaitDelivered(orderId, 2);
+        await(SOON, "the order shipped after the repair", () -> shipmentsOf(orderId), n -> n == 1);
+    }
+
+    private static int configUpdates() {
+        String log = ServerLog.text();
+        int count = 0;
+        for (int at = log.indexOf("CWWKG0017I"); at >= 0; at = log.indexOf("CWWKG0017I", at + 1)) {
+            count++;
+        }
+        return count;
     }
 }

@@ -42,21 +42,19 @@ import java.util.logging.Logger;
 public class JmsTransport implements Transport {
 
     private static final Logger LOG = Logger.getLogger(JmsTransport.class.getName());
+    static final String DEFAULT_DESTINATION = "java:app/jms/OutboxEvents";
 
     @Resource(lookup = "java:comp/DefaultJMSConnectionFactory")
     ConnectionFactory connectionFactory;
 
     private Config config;
-    private String defaultDestination;
     private int maxMessageBytes;
-    private final Map<String, String> destinationByType = new ConcurrentHashMap<>();
     private final Map<String, Destination> destinations = new ConcurrentHashMap<>();
 
     @PostConstruct
     void configure() {
         config = ConfigProvider.getConfig();
         SettingReader reader = new SettingReader(name -> config.getOptionalValue(name, String.class));
-        defaultDestination = reader.text("outbox.jms.destination", "java:app/jms/OutboxEvents");
         maxMessageBytes = reader.integer("outbox.jms.max-message-bytes", 1_048_576, 1, Integer.MAX_VALUE);
     }
 
@@ -91,8 +89,10 @@ public class JmsTransport implements Transport {
             // R4.5: a deterministic failure; retrying cannot make the message smaller.
             return new SendResult.PermanentFailure("MessageTooLarge");
         }
-        String destinationName = destinationByType.computeIfAbsent(event.eventType(), type ->
-                config.getOptionalValue("outbox.jms.destination." + type, String.class).orElse(defaultDestination));
+        // Read per send, not cached: an operator can re-point a destination in server.xml while the server runs.
+        String destinationName = config.getOptionalValue("outbox.jms.destination." + event.eventType(), String.class)
+                .or(() -> config.getOptionalValue("outbox.jms.destination", String.class))
+                .orElse(DEFAULT_DESTINATION);
         Destination destination;
         try {
             destination = destinations.computeIfAbsent(destinationName, JmsTransport::lookup);
