@@ -40,7 +40,7 @@ public record OutboxEvent(String aggregateType, String aggregateId, long aggrega
 
     /** How logs name this event: ids and versions only, never the payload (R6.3). */
     public String describe() {
-        return eventType + " v" + schemaVersion + " of " + aggregateType + "/" + aggregateId
+        return eventType + " (schema " + schemaVersion + ") of " + aggregateType + "/" + aggregateId
                 + " at version " + aggregateVersion;
     }
 }

@@ -127,6 +127,8 @@ class DeliveryIT {
         assertEquals(0, blocked.attempts(), "and is never even claimed");
         assertEquals(0, shipmentsOf(big.orderId()));
         assertNotEquals(0, service.stats().body().getJsonNumber("eventsParked").longValue());
+        assertNotEquals(0, service.stats().body().getJsonNumber("eventsBlocked").longValue(),
+                "the stats say that strict ordering holds events back");
     }
 
     @Test

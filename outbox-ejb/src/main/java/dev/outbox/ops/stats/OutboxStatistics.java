@@ -26,11 +26,18 @@ public class OutboxStatistics {
         for (Object[] row : rows) {
             byState.put((DeliveryState) row[0], ((Number) row[1]).longValue());
         }
+        long parked = byState.getOrDefault(DeliveryState.PARKED, 0L);
+        // Only worth asking when something is parked; served by the (aggregate, version) unique index.
+        long blocked = parked == 0 ? 0 : entityManager.createQuery("SELECT COUNT(e) FROM OutboxEventRow e"
+                + " WHERE e.state = :pending AND EXISTS (SELECT p FROM OutboxEventRow p"
+                + " WHERE p.aggregateType = e.aggregateType AND p.aggregateId = e.aggregateId"
+                + " AND p.aggregateVersion < e.aggregateVersion AND p.state = :parked)", Long.class)
+                .setParameter("pending", DeliveryState.PENDING).setParameter("parked", DeliveryState.PARKED)
+                .getSingleResult();
         Number duplicates = entityManager.createQuery(
                 "SELECT COALESCE(SUM(p.duplicates), 0) FROM ProcessedEventRow p", Number.class).getSingleResult();
         return new DeliveryCounts(byState.getOrDefault(DeliveryState.PENDING, 0L),
                 byState.getOrDefault(DeliveryState.DELIVERED, 0L),
-                byState.getOrDefault(DeliveryState.PARKED, 0L),
-                duplicates.longValue());
+                parked, blocked, duplicates.longValue());
     }
 }

@@ -30,9 +30,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 
 /**
- * Delivers to JMS through the platform's default connection factory. Messages are persistent and sent
- * without a transaction, so {@code send} returns only once the broker holds the message; its JMS message id
- * is the broker id recorded on the row (R4.2, R4.7).
+ * Delivers to JMS through the platform's default connection factory. Messages are persistent; the publisher
+ * calls with no JTA transaction, and each batch goes in one local JMS transaction whose commit is the broker's
+ * acknowledgement. The JMS message id is the broker id recorded on the row (R4.2, R4.7).
  *
  * <p>Destinations are JNDI names: {@code outbox.jms.destination} for every event type (default
  * {@code java:app/jms/OutboxEvents}), or {@code outbox.jms.destination.<EventType>} for one type. The
@@ -63,17 +63,33 @@ public class JmsTransport implements Transport {
         return "jms";
     }
 
+    /**
+     * Sends the batch in one local JMS transaction: the broker syncs once per batch instead of once per
+     * message, and the commit is its acknowledgement of every message in it. A failed commit makes every
+     * message of the batch an unknown outcome: retried with the same event ids.
+     */
     @Override
     public List<SendResult> send(List<OutboundEvent> events) {
         List<SendResult> results = new ArrayList<>(events.size());
-        try (JMSContext context = connectionFactory.createContext(JMSContext.AUTO_ACKNOWLEDGE)) {
+        try (JMSContext context = connectionFactory.createContext(JMSContext.SESSION_TRANSACTED)) {
             JMSProducer producer = context.createProducer().setDeliveryMode(DeliveryMode.PERSISTENT);
             for (OutboundEvent event : events) {
                 results.add(sendOne(context, producer, event));
             }
+            if (results.stream().anyMatch(r -> r instanceof SendResult.Delivered)) {
+                try {
+                    context.commit();
+                } catch (JMSRuntimeException e) {
+                    LOG.warning(() -> "JMS commit failed for a batch of " + events.size() + ": " + e.getClass().getName());
+                    results.replaceAll(r -> r instanceof SendResult.Delivered
+                            ? new SendResult.UnknownOutcome(e.getClass().getSimpleName()) : r);
+                }
+            }
         } catch (JMSRuntimeException e) {
-            // No connection at all (engine down): nothing of the rest was sent.
-            LOG.warning(() -> "JMS unavailable for " + (events.size() - results.size()) + " events: " + e.getClass().getName());
+            // No connection at all (engine down): nothing of the rest was sent, nothing of this batch committed.
+            LOG.warning(() -> "JMS unavailable for a batch of " + events.size() + ": " + e.getClass().getName());
+            results.replaceAll(r -> r instanceof SendResult.Delivered
+                    ? new SendResult.UnknownOutcome(e.getClass().getSimpleName()) : r);
             while (results.size() < events.size()) {
                 results.add(new SendResult.TransientFailure(e.getClass().getSimpleName()));
             }

@@ -31,6 +31,7 @@ public class StatsResource {
                 .add("eventsPending", counts.pending())
                 .add("eventsDelivered", counts.delivered())
                 .add("eventsParked", counts.parked())
+                .add("eventsBlocked", counts.blocked())
                 .add("shipments", count("SELECT COUNT(s) FROM Shipment s"))
                 .add("duplicatesAbsorbed", counts.duplicatesAbsorbed())
                 .build();
