@@ -20,15 +20,19 @@ import java.util.function.Function;
  * @param inboxRetention  {@value #INBOX_RETENTION_DAYS}: how long a {@code processed_event} row is kept after
  *                        processing, in days: at least the broker's longest redelivery window plus the
  *                        disaster-recovery window (R5.6, R9.5). Default 30.
+ * @param inboxGapWindow  {@value #INBOX_GAP_WINDOW_MS}: how long the inbox holds an event whose earlier
+ *                        versions have not arrived, before it reports the gap and applies it anyway (R5.7).
+ *                        Default 2000 ms; keep it under the broker's redelivery count times 500 ms.
  */
 public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String dataSource, String dialect,
-                             Duration inboxRetention) {
+                             Duration inboxRetention, Duration inboxGapWindow) {
 
     public static final String PAYLOAD_MAX_BYTES = "outbox.payload.max-bytes";
     public static final String SCHEMA_CREATE = "outbox.schema.create";
     public static final String DATASOURCE = "outbox.datasource";
     public static final String DIALECT = "outbox.dialect";
     public static final String INBOX_RETENTION_DAYS = "outbox.inbox.retention-days";
+    public static final String INBOX_GAP_WINDOW_MS = "outbox.inbox.gap-window-ms";
 
     /** The H2 column limit; bodies above it belong in an immutable resource anyway (R3.5). */
     public static final int PAYLOAD_HARD_LIMIT = 1_000_000;
@@ -40,6 +44,7 @@ public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String d
                 reader.flag(SCHEMA_CREATE, false),
                 reader.text(DATASOURCE, "java:comp/DefaultDataSource"),
                 reader.oneOf(DIALECT, "auto", "auto", "h2", "postgresql"),
-                Duration.ofDays(reader.integer(INBOX_RETENTION_DAYS, 30, 1, 36_500)));
+                Duration.ofDays(reader.integer(INBOX_RETENTION_DAYS, 30, 1, 36_500)),
+                Duration.ofMillis(reader.integer(INBOX_GAP_WINDOW_MS, 2000, 0, 600_000)));
     }
 }

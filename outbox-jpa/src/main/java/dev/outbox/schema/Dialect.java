@@ -46,12 +46,18 @@ public interface Dialect {
     String INBOX_COUNT_DUPLICATE = "UPDATE processed_event SET duplicates = duplicates + 1"
             + " WHERE consumer = ? AND event_id = ?";
 
+    /** R5.7: the highest version of one aggregate a consumer has processed, other than this event. */
+    String INBOX_LAST_VERSION = "SELECT MAX(aggregate_version) FROM processed_event"
+            + " WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ? AND event_id <> ?";
+
     /** The short name used in settings and in the script folder: {@code h2} or {@code postgresql}. */
     String name();
 
     /** The versioned schema scripts, oldest first, as class-path resources. */
     default List<String> schemaScripts() {
-        return List.of("META-INF/outbox/sql/" + name() + "/V1__outbox_event_and_processed_event.sql");
+        String folder = "META-INF/outbox/sql/" + name() + "/";
+        return List.of(folder + "V1__outbox_event_and_processed_event.sql",
+                folder + "V2__inbox_versions_and_side_effects.sql");
     }
 
     /**

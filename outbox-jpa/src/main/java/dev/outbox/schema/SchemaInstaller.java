@@ -15,7 +15,7 @@ import java.util.logging.Logger;
 
 /**
  * The opt-in create-at-start for the embedded default ({@code outbox.schema.create=true}): runs the dialect's
- * scripts when {@code outbox_event} is missing. Production databases get the same scripts through the
+ * idempotent scripts, creating what is missing. Production databases get the same scripts through the
  * user's migration tool, and this stays off.
  */
 @ApplicationScoped
@@ -33,13 +33,10 @@ public class SchemaInstaller {
         DataSource dataSource = lookup(settings.dataSource());
         try (Connection connection = dataSource.getConnection()) {
             Dialect dialect = Dialect.of(settings.dialect(), connection.getMetaData().getDatabaseProductName());
-            if (SqlScript.tableExists(connection, "outbox_event")) {
-                LOG.info(() -> "outbox schema present (" + dialect.name() + "), nothing to create");
-                return;
-            }
+            // Every script is idempotent (IF NOT EXISTS): running them all brings an older schema up to date.
             for (String script : dialect.schemaScripts()) {
                 SqlScript.load(script, SchemaInstaller.class.getClassLoader()).run(connection);
-                LOG.info(() -> "outbox schema created from " + script);
+                LOG.info(() -> "outbox schema script applied: " + script);
             }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the outbox schema on " + settings.dataSource()

@@ -45,7 +45,7 @@ class OutboxRecorderTest {
     void wire() {
         recorder = new OutboxRecorder();
         recorder.transactions = transaction;
-        recorder.settings = new OutboxSettings(1000, false, "java:comp/DefaultDataSource", "auto", java.time.Duration.ofDays(30));
+        recorder.settings = new OutboxSettings(1000, false, "java:comp/DefaultDataSource", "auto", java.time.Duration.ofDays(30), java.time.Duration.ofSeconds(2));
         recorder.entityManager = (EntityManager) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {EntityManager.class}, (proxy, method, args) -> {
                     entityManagerCalls.add(method.getName());

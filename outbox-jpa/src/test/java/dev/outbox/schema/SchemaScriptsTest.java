@@ -60,15 +60,18 @@ class SchemaScriptsTest {
         List<String> pg = new PostgreSqlDialect().schemaScripts().stream().map(s -> s.substring(s.lastIndexOf('/'))).toList();
         assertEquals(h2, pg);
         for (String script : new PostgreSqlDialect().schemaScripts()) {
-            assertTrue(SqlScript.load(script, getClass().getClassLoader()).statements().size() >= 6, script);
+            assertTrue(SqlScript.load(script, getClass().getClassLoader()).statements().size() >= 2, script);
         }
     }
 
     @Test
-    void theScriptCreatesBothTablesAndCanRunAgain() throws SQLException {
+    void theScriptsCreateEveryTableAndCanRunAgain() throws SQLException {
         assertTrue(SqlScript.tableExists(connection, "outbox_event"));
         assertTrue(SqlScript.tableExists(connection, "processed_event"));
-        SqlScript.load(new H2Dialect().schemaScripts().get(0), getClass().getClassLoader()).run(connection);
+        assertTrue(SqlScript.tableExists(connection, "side_effect"));
+        for (String script : new H2Dialect().schemaScripts()) {
+            SqlScript.load(script, getClass().getClassLoader()).run(connection);
+        }
     }
 
     @Test

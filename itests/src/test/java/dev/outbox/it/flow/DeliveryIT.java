@@ -158,6 +158,37 @@ class DeliveryIT {
         await(SOON, "the order shipped after the repair", () -> shipmentsOf(orderId), n -> n == 1);
     }
 
+    @Test
+    void aVersionGapIsHeldThenReportedAndALateOlderVersionIsNeverApplied() {
+        String orderId = placeAndPay("gap-" + UUID.randomUUID());
+        awaitDelivered(orderId, 2);
+        await(SOON, "shipped", () -> shipmentsOf(orderId), n -> n == 1);
+
+        // Version 4 reaches the consumer while version 3 does not exist yet: a gap (R5.7).
+        UUID v4 = insertEvent(orderId, 4);
+        await(SOON, "version 4 processed after the gap window", () -> processed(orderId, 4), n -> n == 1);
+        assertTrue(ServerLog.text().contains("version gap: applying " + v4), "the gap was reported");
+
+        // Version 3 arrives late: older than the applied version 4, so it is recorded and skipped.
+        UUID v3 = insertEvent(orderId, 3);
+        await(SOON, "version 3 recorded", () -> processed(orderId, 3), n -> n == 1);
+        assertTrue(ServerLog.text().contains("stale version: " + v3), "the late version was skipped, not applied");
+    }
+
+    /** An event written straight into the outbox, as another command of this aggregate would. */
+    private UUID insertEvent(String orderId, long version) {
+        UUID id = UUID.randomUUID();
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        db.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version, event_type,"
+                + " schema_version, payload, created_at, state, attempts, next_attempt_at, lease_version)"
+                + " VALUES (?, 'Order', ?, ?, 'OrderNoted', 1, '{}', ?, 'PENDING', 0, ?, 0)", id, orderId, version, now, now);
+        return id;
+    }
+
+    private long processed(String orderId, long version) {
+        return db.count("processed_event", "aggregate_id = '" + orderId + "' AND aggregate_version = " + version);
+    }
+
     private static int configUpdates() {
         String log = ServerLog.text();
         int count = 0;

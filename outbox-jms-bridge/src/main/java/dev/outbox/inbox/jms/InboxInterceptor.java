@@ -4,12 +4,14 @@ import dev.outbox.event.EventId;
 import dev.outbox.inbox.Inbox;
 import dev.outbox.transport.jms.OutboxHeaders;
 import jakarta.annotation.Priority;
+import jakarta.annotation.Resource;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import java.lang.reflect.Method;
 import java.util.logging.Logger;
@@ -22,8 +24,14 @@ public class InboxInterceptor {
 
     private static final Logger LOG = Logger.getLogger(InboxInterceptor.class.getName());
 
+    /** How long one held delivery waits before it rolls back for redelivery. */
+    static final long HOLD_PAUSE_MS = 250;
+
     @Inject
     Inbox inbox;
+
+    @Resource
+    TransactionSynchronizationRegistry transactions;
 
     @AroundInvoke
     Object aroundMessage(InvocationContext invocation) throws Exception {
@@ -51,12 +59,26 @@ public class InboxInterceptor {
         String aggregateId = message.getStringProperty(OutboxHeaders.AGGREGATE_ID);
         Long version = message.propertyExists(OutboxHeaders.AGGREGATE_VERSION)
                 ? message.getLongProperty(OutboxHeaders.AGGREGATE_VERSION) : null;
-        if (inbox.receive(consumer, eventId, aggregateType, aggregateId, version) == Inbox.Receipt.DUPLICATE) {
-            LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + eventId + " of " + aggregateType + "/"
-                    + aggregateId + " at version " + version + ", broker id " + messageId(message));
-            return null;
+        switch (inbox.receive(consumer, eventId, aggregateType, aggregateId, version)) {
+            case DUPLICATE -> {
+                LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + eventId + " of " + aggregateType
+                        + "/" + aggregateId + " at version " + version + ", broker id " + messageId(message));
+                return null;
+            }
+            case STALE -> {
+                return null;
+            }
+            case HELD -> {
+                // R5.7: wait briefly, then roll back: the mark disappears and the broker redelivers. The pause
+                // paces redeliveries so the gap window, not the redelivery count, decides.
+                Thread.sleep(HOLD_PAUSE_MS);
+                transactions.setRollbackOnly();
+                return null;
+            }
+            default -> {
+                return invocation.proceed();
+            }
         }
-        return invocation.proceed();
     }
 
     private static String consumerOf(Method method) {

@@ -1,0 +1,170 @@
+package dev.outbox.it.sql;
+
+import dev.outbox.event.EventId;
+import dev.outbox.inbox.SideEffectLedger;
+import dev.outbox.it.support.Settings;
+import dev.outbox.schema.ClaimRequest;
+import dev.outbox.schema.Dialect;
+import dev.outbox.schema.PostgreSqlDialect;
+import dev.outbox.schema.SqlScript;
+import dev.outbox.transport.OutboundEvent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The PostgreSQL dialect's statements on the real test PostgreSQL, in a schema of their own: the same checks
+ * outbox-jpa's H2ClaimTest and SideEffectLedgerTest make on H2, plus two claimers racing with SKIP LOCKED.
+ */
+@EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
+class PostgreSqlStatementsIT {
+
+    private final Dialect dialect = new PostgreSqlDialect();
+    private final OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+    private final String schema = "sqlcheck_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    private Connection connection;
+
+    private Connection connect() throws SQLException {
+        Connection c = DriverManager.getConnection(Settings.required("it.jdbc.url"), Settings.required("it.jdbc.user"),
+                System.getProperty("it.jdbc.password", ""));
+        try (Statement statement = c.createStatement()) {
+            statement.execute("SET search_path TO " + schema);
+        }
+        return c;
+    }
+
+    @BeforeEach
+    void schema() throws SQLException {
+        connection = connect();
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA " + schema);
+        }
+        for (String script : dialect.schemaScripts()) {
+            SqlScript.load(script, getClass().getClassLoader()).run(connection);
+        }
+        // The scripts are idempotent: a second run changes nothing.
+        for (String script : dialect.schemaScripts()) {
+            SqlScript.load(script, getClass().getClassLoader()).run(connection);
+        }
+    }
+
+    @AfterEach
+    void drop() throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("DROP SCHEMA " + schema + " CASCADE");
+        }
+        connection.close();
+    }
+
+    private UUID pending(String aggregateId, long version, String type) throws SQLException {
+        UUID id = UUID.randomUUID();
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_event (event_id, aggregate_type,"
+                + " aggregate_id, aggregate_version, event_type, schema_version, payload, created_at, state,"
+                + " next_attempt_at) VALUES (?, 'Order', ?, ?, ?, 1, '{}', ?, 'PENDING', ?)")) {
+            insert.setObject(1, id);
+            insert.setString(2, aggregateId);
+            insert.setLong(3, version);
+            insert.setString(4, type);
+            insert.setObject(5, now.minusSeconds(10));
+            insert.setObject(6, now.minusSeconds(10));
+            insert.executeUpdate();
+        }
+        return id;
+    }
+
+    private List<OutboundEvent> claim(Connection c, String claimer, Set<String> independent) throws SQLException {
+        return dialect.claim(c, new ClaimRequest(claimer, 10, now, now.plusSeconds(30), true, independent));
+    }
+
+    private int update(String sql, Object... values) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < values.length; i++) {
+                statement.setObject(i + 1, values[i]);
+            }
+            return statement.executeUpdate();
+        }
+    }
+
+    @Test
+    void twoClaimersRacingWithSkipLockedGetDisjointRows() throws SQLException {
+        for (int i = 0; i < 6; i++) {
+            pending("agg-" + i, 1, "T");
+        }
+        try (Connection first = connect(); Connection second = connect()) {
+            first.setAutoCommit(false);
+            second.setAutoCommit(false);
+            List<OutboundEvent> a = dialect.claim(first, new ClaimRequest("p1", 4, now, now.plusSeconds(30), true, Set.of()));
+            // p1 has not committed: its rows are locked, and p2 skips them instead of waiting (R4.1).
+            List<OutboundEvent> b = dialect.claim(second, new ClaimRequest("p2", 4, now, now.plusSeconds(30), true, Set.of()));
+            first.commit();
+            second.commit();
+            assertEquals(4, a.size());
+            assertEquals(2, b.size());
+            assertTrue(a.stream().noneMatch(x -> b.stream().anyMatch(y -> y.id().equals(x.id()))), "disjoint claims");
+        }
+    }
+
+    @Test
+    void confirmParkAndRetryOnlyCountForTheCurrentClaim() throws SQLException {
+        UUID id = pending("a", 1, "T");
+        OutboundEvent stale = claim(connection, "p1", Set.of()).get(0);
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), id);
+        OutboundEvent current = claim(connection, "p2", Set.of()).get(0);
+        assertEquals(0, update(Dialect.CONFIRM, now, "m-1", 0, 7L, id, "p1", stale.leaseVersion()));
+        assertEquals(0, update(Dialect.PARK, "X", id, "p1", stale.leaseVersion()));
+        assertEquals(0, update(Dialect.RETRY_LATER, now, "X", id, "p1", stale.leaseVersion()));
+        assertEquals(1, update(Dialect.CONFIRM, now, "m-2", 0, 7L, id, "p2", current.leaseVersion()));
+    }
+
+    @Test
+    void strictEventsWaitBehindAParkedVersionAndIndependentOnesGoOn() throws SQLException {
+        UUID v1 = pending("a", 1, "Placed");
+        pending("a", 2, "Placed");
+        pending("a", 3, "Noted");
+        List<OutboundEvent> claimed = claim(connection, "p1", Set.of("Noted"));
+        assertEquals(List.of(1L, 3L), claimed.stream().map(e -> e.event().aggregateVersion()).sorted().toList());
+        update(Dialect.PARK, "MessageTooLarge", v1, "p1", claimed.stream()
+                .filter(e -> e.id().value().equals(v1)).findFirst().orElseThrow().leaseVersion());
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE state = 'PENDING'", now.minusSeconds(1));
+        assertEquals(List.of(3L), claim(connection, "p1", Set.of("Noted")).stream()
+                .map(e -> e.event().aggregateVersion()).toList(), "Placed@2 stays blocked behind the parked Placed@1");
+    }
+
+    @Test
+    void theInboxInsertAbsorbsADuplicateWithoutAbortingTheTransaction() throws SQLException {
+        connection.setAutoCommit(false);
+        UUID event = UUID.randomUUID();
+        assertTrue(dialect.markProcessed(connection, "shipping", event, "Order", "a", 1L, now, now.plusDays(1)));
+        assertFalse(dialect.markProcessed(connection, "shipping", event, "Order", "a", 1L, now, now.plusDays(1)));
+        assertEquals(1, update(Dialect.INBOX_COUNT_DUPLICATE, "shipping", event), "the transaction is still usable");
+        connection.commit();
+    }
+
+    @Test
+    void theSideEffectLedgerKeepsItsStates() throws SQLException {
+        EventId event = EventId.next();
+        SideEffectLedger.Attempt first = SideEffectLedger.begin(connection, "mailer", event, "mail", now);
+        assertEquals(SideEffectLedger.Previous.NONE, first.previous());
+        assertEquals(SideEffectLedger.Previous.STARTED,
+                SideEffectLedger.begin(connection, "mailer", event, "mail", now).previous());
+        SideEffectLedger.finish(connection, "mailer", first.idempotencyKey(), "SUCCEEDED", "ext-1", now);
+        assertEquals(SideEffectLedger.Previous.SUCCEEDED,
+                SideEffectLedger.begin(connection, "mailer", event, "mail", now).previous());
+    }
+}
