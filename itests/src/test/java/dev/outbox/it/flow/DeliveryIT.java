@@ -107,7 +107,7 @@ class DeliveryIT {
     }
 
     @Test
-    void anOversizedMessageParksAndBlocksOnlyItsOwnAggregate() {
+    void anOversizedMessageParksBlocksOnlyStrictEventsOfItsAggregateAndIndependentOnesFlow() {
         // A 3000-byte note fits the outbox (65536) but not the JMS limit of this server (2000): permanent.
         Reply big = service.placeOrderRaw("{\"customerId\":\"park-" + UUID.randomUUID() + "\",\"amount\":4,\"note\":\""
                 + "n".repeat(3000) + "\"}", null);
@@ -126,6 +126,12 @@ class DeliveryIT {
         assertEquals("PENDING", blocked.state(), "strict OrderPaid waits behind its parked OrderPlaced (R4.6)");
         assertEquals(0, blocked.attempts(), "and is never even claimed");
         assertEquals(0, shipmentsOf(big.orderId()));
+
+        // An independent event type of the same aggregate goes on past the parked event (R4.6, R7.5).
+        UUID noted = insertEvent(big.orderId(), 3);
+        await(SOON, "the independent OrderNoted delivered", () -> db.eventsOf(big.orderId()).get(2),
+                e -> e.eventId().equals(noted) && e.state().equals("DELIVERED"));
+        assertEquals("PENDING", db.eventsOf(big.orderId()).get(1).state(), "the strict OrderPaid still waits");
         assertNotEquals(0, service.stats().body().getJsonNumber("eventsParked").longValue());
         assertNotEquals(0, service.stats().body().getJsonNumber("eventsBlocked").longValue(),
                 "the stats say that strict ordering holds events back");
