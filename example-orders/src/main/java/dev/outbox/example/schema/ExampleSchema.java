@@ -1,8 +1,6 @@
 package dev.outbox.example.schema;
 
-import dev.outbox.config.OutboxSettings;
-import dev.outbox.schema.Dialect;
-import dev.outbox.schema.SchemaInstaller;
+import dev.outbox.schema.OutboxDataSource;
 import dev.outbox.schema.SqlScript;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -17,15 +15,15 @@ import java.sql.SQLException;
 public class ExampleSchema {
 
     @Inject
-    OutboxSettings settings;
+    OutboxDataSource database;
 
     void createAtStart(@Observes Startup startup) {
-        try (Connection connection = SchemaInstaller.lookup(settings.dataSource()).getConnection()) {
+        try (Connection connection = database.connect()) {
             if (SqlScript.tableExists(connection, "orders")) {
                 return;
             }
-            Dialect dialect = Dialect.of(settings.dialect(), connection.getMetaData().getDatabaseProductName());
-            SqlScript.load("META-INF/example/sql/" + dialect.name() + "/V1__orders_and_shipments.sql",
+            // One script: the example's tables use only SQL that H2 and PostgreSQL share.
+            SqlScript.load("META-INF/example/sql/V1__orders_and_shipments.sql",
                     ExampleSchema.class.getClassLoader()).run(connection);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the example's tables", e);

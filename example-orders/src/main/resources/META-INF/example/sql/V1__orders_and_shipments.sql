@@ -1,4 +1,4 @@
--- The example's business tables (postgresql). The outbox's own tables come from outbox-jpa's scripts.
+-- The example's business tables, the same SQL on H2 and PostgreSQL. The outbox's own tables come from outbox-jpa's scripts.
 
 CREATE TABLE IF NOT EXISTS orders (
     order_id     VARCHAR(36)    NOT NULL,
