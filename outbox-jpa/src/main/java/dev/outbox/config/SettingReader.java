@@ -1,5 +1,7 @@
 package dev.outbox.config;
 
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
@@ -44,6 +46,24 @@ public final class SettingReader {
             case "false" -> false;
             default -> throw new InvalidSettingException(name, "must be true or false", raw.get());
         };
+    }
+
+    /** An ISO-8601 duration such as {@code P7D} or {@code PT1H}, positive. */
+    public Duration duration(String name, Duration defaultValue) {
+        Optional<String> raw = raw(name);
+        if (raw.isEmpty()) {
+            return defaultValue;
+        }
+        try {
+            Duration value = Duration.parse(raw.get());
+            if (value.isNegative() || value.isZero()) {
+                throw new InvalidSettingException(name, "must be a positive ISO-8601 duration such as P7D or PT1H",
+                        raw.get());
+            }
+            return value;
+        } catch (DateTimeParseException e) {
+            throw new InvalidSettingException(name, "must be an ISO-8601 duration such as P7D or PT1H", raw.get());
+        }
     }
 
     public String text(String name, String defaultValue) {

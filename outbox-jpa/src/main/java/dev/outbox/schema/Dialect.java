@@ -50,6 +50,17 @@ public interface Dialect {
     String INBOX_LAST_VERSION = "SELECT MAX(aggregate_version) FROM processed_event"
             + " WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ? AND event_id <> ?";
 
+    /**
+     * R8.1: one small batch of delivered rows older than the cut-off, oldest first by (delivered_at, event_id),
+     * on the delivered-rows index. Repeated up to a per-run limit, never one long DELETE.
+     */
+    String DELETE_DELIVERED_BATCH = "DELETE FROM outbox_event WHERE event_id IN (SELECT event_id FROM outbox_event"
+            + " WHERE state = 'DELIVERED' AND delivered_at < ? ORDER BY delivered_at, event_id FETCH FIRST ? ROWS ONLY)";
+
+    /** R5.6: one small batch of inbox marks past their retention. */
+    String DELETE_PROCESSED_BATCH = "DELETE FROM processed_event WHERE (consumer, event_id) IN (SELECT consumer,"
+            + " event_id FROM processed_event WHERE retain_until < ? ORDER BY retain_until FETCH FIRST ? ROWS ONLY)";
+
     /** The short name used in settings and in the script folder: {@code h2} or {@code postgresql}. */
     String name();
 

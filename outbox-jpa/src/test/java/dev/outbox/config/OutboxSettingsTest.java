@@ -52,4 +52,13 @@ class OutboxSettingsTest {
         assertEquals("outbox.dialect",
                 assertThrows(InvalidSettingException.class, () -> read(Map.of("outbox.dialect", "oracle"))).name());
     }
+
+    @Test
+    void durationsAreIso8601AndABadOneNamesTheVariable() {
+        SettingReader reader = new SettingReader(name -> Optional.of(name.equals("a") ? "P7D" : "7 days"));
+        assertEquals(java.time.Duration.ofDays(7), reader.duration("a", java.time.Duration.ZERO));
+        InvalidSettingException e = assertThrows(InvalidSettingException.class,
+                () -> reader.duration("outbox.cleanup.delivered-retention", java.time.Duration.ZERO));
+        assertTrue(e.getMessage().contains("outbox.cleanup.delivered-retention"), e.getMessage());
+    }
 }

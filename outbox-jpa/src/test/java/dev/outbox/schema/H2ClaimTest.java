@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -160,5 +161,34 @@ class H2ClaimTest {
         assertTrue(dialect.markProcessed(connection, "shipping", event, "Order", "a", 1L, now, now.plusDays(30)));
         assertEquals(false, dialect.markProcessed(connection, "shipping", event, "Order", "a", 1L, now, now.plusDays(30)));
         assertTrue(dialect.markProcessed(connection, "invoicing", event, "Order", "a", 1L, now, now.plusDays(30)));
+    }
+
+    @Test
+    void cleanupDeletesOnlyOldDeliveredRowsInBatchesOldestFirst() throws SQLException {
+        UUID[] ids = new UUID[5];
+        for (int i = 0; i < 5; i++) {
+            ids[i] = pending("c-" + i, 1, "T");
+            update("UPDATE outbox_event SET state = 'DELIVERED', delivered_at = ? WHERE event_id = ?",
+                    now.minusHours(10 - i), ids[i]);
+        }
+        UUID recent = pending("c-recent", 1, "T");
+        update("UPDATE outbox_event SET state = 'DELIVERED', delivered_at = ? WHERE event_id = ?", now, recent);
+        UUID stillPending = pending("c-pending", 1, "T");
+
+        assertEquals(2, update(Dialect.DELETE_DELIVERED_BATCH, now.minusHours(1), 2), "one batch of two");
+        assertThrows(SQLException.class, () -> state(ids[0]), "the oldest went first");
+        assertEquals("DELIVERED", state(ids[2]));
+        assertEquals(3, update(Dialect.DELETE_DELIVERED_BATCH, now.minusHours(1), 10));
+        assertEquals(0, update(Dialect.DELETE_DELIVERED_BATCH, now.minusHours(1), 10), "nothing old is left");
+        assertEquals("DELIVERED", state(recent), "a row inside the retention window stays");
+        assertEquals("PENDING", state(stillPending), "an undelivered row is never deleted (R4.4)");
+    }
+
+    @Test
+    void inboxCleanupDeletesOnlyMarksPastTheirRetention() throws SQLException {
+        dialect.markProcessed(connection, "shipping", UUID.randomUUID(), "Order", "a", 1L, now, now.minusMinutes(1));
+        dialect.markProcessed(connection, "shipping", UUID.randomUUID(), "Order", "a", 2L, now, now.plusDays(1));
+        assertEquals(1, update(Dialect.DELETE_PROCESSED_BATCH, now, 100));
+        assertEquals(0, update(Dialect.DELETE_PROCESSED_BATCH, now, 100));
     }
 }

@@ -181,6 +181,33 @@ class DeliveryIT {
         assertTrue(ServerLog.text().contains("stale version: " + v3), "the late version was skipped, not applied");
     }
 
+    @Test
+    void cleanupDeletesOldDeliveredRowsAndExpiredInboxMarksButNothingUndelivered() {
+        OffsetDateTime old = OffsetDateTime.now(ZoneOffset.UTC).minusDays(30);
+        String aggregate = "cleanup-" + UUID.randomUUID();
+        // Five delivered rows past the 7-day retention (the server deletes 2 per batch), one old pending row.
+        for (long version = 1; version <= 5; version++) {
+            db.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version,"
+                    + " event_type, schema_version, payload, created_at, state, attempts, next_attempt_at,"
+                    + " lease_version, delivered_at) VALUES (?, 'Old', ?, ?, 'OldEvent', 1, '{}', ?, 'DELIVERED', 1, ?,"
+                    + " 1, ?)", UUID.randomUUID(), aggregate, version, old, old, old);
+        }
+        db.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version, event_type,"
+                + " schema_version, payload, created_at, state, attempts, next_attempt_at, lease_version)"
+                + " VALUES (?, 'Old', ?, 6, 'OldEvent', 1, '{}', ?, 'PARKED', 1, ?, 1)", UUID.randomUUID(), aggregate, old, old);
+        db.execute("INSERT INTO processed_event (consumer, event_id, processed_at, retain_until, duplicates)"
+                + " VALUES ('cleanup-test', ?, ?, ?, 0)", UUID.randomUUID(), old, old.plusDays(1));
+        String recent = placeAndPay("recent-" + UUID.randomUUID());
+        awaitDelivered(recent, 2);
+
+        await(SOON, "old delivered rows deleted", () -> db.countWhere("outbox_event", "aggregate_id", aggregate),
+                n -> n == 1);
+        assertEquals("PARKED", db.eventsOf(aggregate).get(0).state(), "a parked row is never cleaned up");
+        await(SOON, "the expired inbox mark deleted", () -> db.countWhere("processed_event", "consumer", "cleanup-test"),
+                n -> n == 0);
+        assertEquals(2, db.eventsOf(recent).size(), "rows inside the retention window stay");
+    }
+
     /** An event written straight into the outbox, as another command of this aggregate would. */
     private UUID insertEvent(String orderId, long version) {
         UUID id = UUID.randomUUID();

@@ -1,0 +1,41 @@
+package dev.outbox.ops.cleanup;
+
+import dev.outbox.schema.Dialect;
+import dev.outbox.schema.OutboxDataSource;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+
+/** One small delete, in a short transaction of its own, so cleanup never holds long locks (R8.1). */
+@Stateless
+public class CleanupBatch {
+
+    @Inject
+    OutboxDataSource database;
+
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public int deleteDelivered(OffsetDateTime deliveredBefore, int limit) {
+        return delete(Dialect.DELETE_DELIVERED_BATCH, deliveredBefore, limit);
+    }
+
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public int deleteExpiredInboxMarks(OffsetDateTime now, int limit) {
+        return delete(Dialect.DELETE_PROCESSED_BATCH, now, limit);
+    }
+
+    private int delete(String sql, OffsetDateTime cutOff, int limit) {
+        try (Connection connection = database.connect(); PreparedStatement delete = connection.prepareStatement(sql)) {
+            delete.setObject(1, cutOff);
+            delete.setInt(2, limit);
+            return delete.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException("outbox cleanup batch failed", e);
+        }
+    }
+}
