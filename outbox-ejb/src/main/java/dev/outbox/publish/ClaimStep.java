@@ -22,7 +22,11 @@ public class ClaimStep {
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public List<OutboundEvent> claim(ClaimRequest request) {
         try (Connection connection = database.connect()) {
-            return database.dialect().claim(connection, request);
+            List<OutboundEvent> claimed = database.dialect().claim(connection, request);
+            if (!claimed.isEmpty()) {
+                Failpoint.BEFORE_CLAIM_COMMIT.reach();
+            }
+            return claimed;
         } catch (SQLException e) {
             throw new IllegalStateException("outbox claim failed for claimer " + request.claimer(), e);
         }

@@ -91,6 +91,9 @@ public class ConfirmStep {
             // An unknown outcome for the whole batch: the leases run out and the rows are sent again (R4.4).
             throw new IllegalStateException("outbox confirm failed for claimer " + claimer, e);
         }
+        if (!outcomes.isEmpty()) {
+            Failpoint.BEFORE_CONFIRM_COMMIT.reach();
+        }
         return new Confirmed(delivered, retried, parked, lost);
     }
 

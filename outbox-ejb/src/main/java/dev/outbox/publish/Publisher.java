@@ -78,6 +78,10 @@ public class Publisher {
     void start() {
         Config config = ConfigProvider.getConfig();
         settings = PublisherSettings.read(name -> config.getOptionalValue(name, String.class));
+        Failpoint.arm(config.getOptionalValue("outbox.failpoint", String.class).orElse("none"));
+        if (Failpoint.armed() != null) {
+            LOG.warning(() -> "outbox failpoint " + Failpoint.armed() + " is armed: this JVM halts there (tests only)");
+        }
         if (!settings.enabled()) {
             LOG.info("outbox publisher disabled (outbox.publisher.enabled=false): events stay pending");
             return;
@@ -145,8 +149,10 @@ public class Publisher {
             if (claimed.isEmpty()) {
                 return;
             }
+            Failpoint.AFTER_CLAIM_BEFORE_SEND.reach();
             // R4.2: the claim has committed; nothing is locked while the broker works.
             List<SendResult> results = transport.send(claimed);
+            Failpoint.AFTER_SEND_BEFORE_CONFIRM.reach();
             List<Outcome> outcomes = new ArrayList<>(claimed.size());
             for (int i = 0; i < claimed.size(); i++) {
                 SendResult result = i < results.size() ? results.get(i)
@@ -154,6 +160,7 @@ public class Publisher {
                 outcomes.add(new Outcome(claimed.get(i), result));
             }
             confirms.record(settings.claimerId(), outcomes, settings.backoff(), settings);
+            Failpoint.AFTER_CONFIRM.reach();
             if (claimed.size() < settings.batchSize()) {
                 return;
             }

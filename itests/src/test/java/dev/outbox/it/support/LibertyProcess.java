@@ -1,0 +1,90 @@
+package dev.outbox.it.support;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Liberty server run as a separate process, so a test can let it halt at a failpoint (or kill it) and start
+ * it again: the process-level side of the fault-injection suite (R7.2).
+ */
+public final class LibertyProcess {
+
+    private final Path wlp;
+    private final String name;
+    private final ExampleService service;
+
+    public LibertyProcess(Path wlp, String name, ExampleService service) {
+        this.wlp = wlp;
+        this.name = name;
+        this.service = service;
+    }
+
+    public Path serverDir() {
+        return wlp.resolve("usr/servers").resolve(name);
+    }
+
+    /** Starts the server and waits until the example answers over HTTP. */
+    public void start() throws IOException, InterruptedException {
+        run("start");
+        Eventually.await(Duration.ofSeconds(90), "the example answering on " + name, () -> {
+            try {
+                return service.stats().status();
+            } catch (RuntimeException e) {
+                return -1;
+            }
+        }, status -> status == 200);
+    }
+
+    public void stop() throws IOException, InterruptedException {
+        run("stop");
+    }
+
+    /** Waits for the process to end on its own (a failpoint halts it); false if it is still alive. */
+    public boolean awaitExit(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (process().map(p -> !p.isAlive()).orElse(true)) {
+                return true;
+            }
+            Thread.sleep(100);
+        }
+        return false;
+    }
+
+    /** SIGKILL, for a server that must not linger after a failed test. */
+    public void kill() {
+        process().ifPresent(ProcessHandle::destroyForcibly);
+    }
+
+    public void writeOverride(String file, String xml) throws IOException {
+        Files.writeString(serverDir().resolve("configDropins/overrides").resolve(file), xml);
+    }
+
+    public void deleteOverride(String file) throws IOException {
+        Files.deleteIfExists(serverDir().resolve("configDropins/overrides").resolve(file));
+    }
+
+    private Optional<ProcessHandle> process() {
+        Path pidFile = wlp.resolve("usr/servers/.pid").resolve(name + ".pid");
+        try {
+            return ProcessHandle.of(Long.parseLong(Files.readString(pidFile).trim()));
+        } catch (IOException | NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    private void run(String action) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(wlp.resolve("bin/server").toString(), action, name)
+                .redirectErrorStream(true)
+                .redirectOutput(serverDir().resolve("server-" + action + ".out").toFile())
+                .start();
+        if (!process.waitFor(120, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("server " + action + " " + name + " took over 120 s");
+        }
+    }
+}
