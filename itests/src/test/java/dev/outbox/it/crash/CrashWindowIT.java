@@ -7,6 +7,7 @@ import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.OutboxDatabase.StoredEvent;
 import dev.outbox.it.support.Settings;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,11 +47,17 @@ class CrashWindowIT {
         SERVER.deleteOverride("failpoint.xml");
     }
 
-    @AfterAll
-    static void stopServer() throws Exception {
-        SERVER.deleteOverride("failpoint.xml");
+    /** Each window starts from a stopped server, whatever the last one left. */
+    @AfterEach
+    void stopServer() throws Exception {
         SERVER.stop();
         SERVER.kill();
+        SERVER.awaitExit(Duration.ofSeconds(30));
+    }
+
+    @AfterAll
+    static void disarm() throws Exception {
+        SERVER.deleteOverride("failpoint.xml");
     }
 
     @ParameterizedTest(name = "halted at {0}, then taken over")
@@ -118,7 +125,6 @@ class CrashWindowIT {
             // the inbox, not luck, keeps the effect single.
             assertTrue(duplicates > 0, "the re-sent batch reached the consumer and the inbox absorbed it");
         }
-        SERVER.stop();
     }
 
     private static List<String> identities(List<StoredEvent> events) {
