@@ -1,17 +1,14 @@
 package dev.outbox.inbox;
 
 import dev.outbox.event.EventId;
-import dev.outbox.schema.H2Dialect;
-import dev.outbox.schema.SqlScript;
+import dev.outbox.schema.FreshH2;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
-import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -25,10 +22,7 @@ class SideEffectLedgerTest {
 
     @BeforeEach
     void schema() throws SQLException {
-        connection = DriverManager.getConnection("jdbc:h2:mem:" + UUID.randomUUID(), "sa", "");
-        for (String script : new H2Dialect().schemaScripts()) {
-            SqlScript.load(script, getClass().getClassLoader()).run(connection);
-        }
+        connection = FreshH2.open();
     }
 
     @AfterEach

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -32,8 +31,7 @@ class H2ClaimTest {
 
     @BeforeEach
     void schema() throws SQLException {
-        connection = DriverManager.getConnection("jdbc:h2:mem:" + UUID.randomUUID(), "sa", "");
-        SqlScript.load(dialect.schemaScripts().get(0), getClass().getClassLoader()).run(connection);
+        connection = FreshH2.open();
     }
 
     @AfterEach

@@ -5,7 +5,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -26,10 +25,7 @@ class SchemaScriptsTest {
 
     @BeforeEach
     void createSchema() throws SQLException {
-        connection = DriverManager.getConnection("jdbc:h2:mem:" + UUID.randomUUID(), "sa", "");
-        for (String script : new H2Dialect().schemaScripts()) {
-            SqlScript.load(script, getClass().getClassLoader()).run(connection);
-        }
+        connection = FreshH2.open();
     }
 
     @AfterEach
