@@ -31,8 +31,9 @@ public interface Dialect {
     /** R4.2: confirm only while the claim is ours: same claimer, same lease version, still pending. */
     String CLAIM_STILL_OURS = " WHERE event_id = ? AND claimed_by = ? AND lease_version = ? AND state = 'PENDING'";
 
+    /** claimed_by stays on a delivered row: which instance delivered it, for diagnosis. */
     String CONFIRM = "UPDATE outbox_event SET state = 'DELIVERED', delivered_at = ?, broker_message_id = ?,"
-            + " broker_partition = ?, broker_offset = ?, claimed_by = NULL, lease_until = NULL, last_error_class = NULL"
+            + " broker_partition = ?, broker_offset = ?, lease_until = NULL, last_error_class = NULL"
             + CLAIM_STILL_OURS;
 
     /** R4.4: the row stays; the next attempt waits for the backoff. */

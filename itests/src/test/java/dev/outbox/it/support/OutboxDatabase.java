@@ -80,6 +80,14 @@ public final class OutboxDatabase {
         }
     }
 
+    /** Rows per value of one column among the rows matching a condition, such as the claimer that delivered them. */
+    public java.util.Map<String, Long> countBy(String table, String column, String where) {
+        java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+        query("SELECT " + column + ", COUNT(*) FROM " + table + " WHERE " + where + " GROUP BY " + column, null,
+                rs -> counts.put(String.valueOf(rs.getString(1)), rs.getLong(2)));
+        return counts;
+    }
+
     /** Rows of a table matching a condition on one text column. */
     public long countWhere(String table, String column, String value) {
         long[] count = new long[1];

@@ -1,0 +1,108 @@
+package dev.outbox.it.crash;
+
+import dev.outbox.it.support.ExampleService;
+import dev.outbox.it.support.ExampleService.Reply;
+import dev.outbox.it.support.LibertyProcess;
+import dev.outbox.it.support.OutboxDatabase;
+import dev.outbox.it.support.Settings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static dev.outbox.it.support.Eventually.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Two Liberty servers on one PostgreSQL drain one backlog (R7.4): no event lost, none delivered twice by the
+ * table, the work really shared. They coordinate only through the table (SKIP LOCKED claims, leases).
+ */
+@EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
+class ConcurrentPublishersIT {
+
+    private static final int ORDERS = 400;
+    private static final Path WLP = Path.of(Settings.required("it.wlp"));
+    private final ExampleService serviceA = new ExampleService(Settings.required("it.crash.base.url"));
+    private final ExampleService serviceB = new ExampleService(Settings.required("it.crash.b.base.url"));
+    private final LibertyProcess serverA = new LibertyProcess(WLP, "outbox-it-crash", serviceA);
+    private final LibertyProcess serverB = new LibertyProcess(WLP, "outbox-it-crash-b", serviceB);
+    private final OutboxDatabase db = new OutboxDatabase(Settings.required("it.crash.jdbc.url"), "outbox", "outbox");
+
+    @AfterEach
+    void stopBoth() throws Exception {
+        for (LibertyProcess server : List.of(serverA, serverB)) {
+            server.deleteOverride("failpoint.xml");
+            server.stop();
+            server.kill();
+        }
+    }
+
+    @Test
+    void twoPublishersShareOneBacklogAndLoseNothing() throws Exception {
+        // A backlog built with the publisher off.
+        serverA.writeOverride("failpoint.xml", "<server><variable name=\"outbox.publisher.enabled\" value=\"false\"/>"
+                + "</server>");
+        serverA.start();
+        String tag = "concurrent-" + UUID.randomUUID();
+        List<String> orders = Collections.synchronizedList(new ArrayList<>());
+        ExecutorService clients = Executors.newFixedThreadPool(4);
+        List<Future<?>> placing = new ArrayList<>();
+        for (int i = 0; i < ORDERS; i++) {
+            placing.add(clients.submit(() -> {
+                Reply placed = serviceA.placeOrder(tag, BigDecimal.ONE);
+                assertEquals(201, placed.status(), placed.toString());
+                assertEquals(200, serviceA.pay(placed.orderId(), 1).status());
+                orders.add(placed.orderId());
+                return null;
+            }));
+        }
+        for (Future<?> done : placing) {
+            done.get();
+        }
+        clients.shutdown();
+        serverA.stop();
+
+        // Both servers start together and publish one event per claim, so their claims interleave.
+        String smallBatches = "<server><variable name=\"outbox.publisher.batch-size\" value=\"1\"/></server>";
+        serverA.writeOverride("failpoint.xml", smallBatches);
+        serverB.writeOverride("failpoint.xml", smallBatches);
+        ExecutorService starters = Executors.newFixedThreadPool(2);
+        List<Future<?>> started = List.of(starters.submit(() -> {
+            serverA.launch();
+            return null;
+        }), starters.submit(() -> {
+            serverB.launch();
+            return null;
+        }));
+        for (Future<?> done : started) {
+            done.get();
+        }
+        starters.shutdown();
+        String ofThisBacklog = "payload LIKE '%" + tag + "%'";
+        await(Duration.ofSeconds(120), "all " + (2 * ORDERS) + " events delivered",
+                () -> db.count("outbox_event", ofThisBacklog + " AND state = 'DELIVERED'"), n -> n == 2L * ORDERS);
+
+        Map<String, Long> split = db.countBy("outbox_event", "claimed_by", ofThisBacklog);
+        System.out.println("concurrent publishers: " + (2 * ORDERS) + " events delivered, by claimer: " + split);
+        assertEquals(2, split.size(), "both servers delivered part of the backlog: " + split);
+        assertTrue(split.values().stream().allMatch(n -> n >= 20), "the work was really shared: " + split);
+        await(Duration.ofSeconds(120), "one shipment per order",
+                () -> orders.stream().mapToLong(o -> db.countWhere("shipment", "order_id", o)).sum(),
+                n -> n == ORDERS);
+        for (String order : orders) {
+            assertEquals(1, db.countWhere("shipment", "order_id", order), "exactly one shipment for " + order);
+        }
+    }
+}
