@@ -11,6 +11,20 @@ public final class ServerLog {
     private ServerLog() {
     }
 
+    /** messages.log, console.log, trace and FFDC files together: everything the server wrote about itself. */
+    public static String everything() {
+        StringBuilder all = new StringBuilder();
+        Path logs = Path.of(Settings.required("it.server.dir"), "logs");
+        try (var files = Files.walk(logs)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                all.append(Files.readString(file, java.nio.charset.StandardCharsets.ISO_8859_1));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the server logs under " + logs, e);
+        }
+        return all.toString();
+    }
+
     public static String text() {
         Path log = Path.of(Settings.required("it.server.dir"), "logs", "messages.log");
         try {
