@@ -73,6 +73,7 @@ public class Publisher {
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean wanted = new AtomicBoolean();
     private volatile boolean stopped;
+    private volatile java.time.Instant lastRunEnded = java.time.Instant.now();
 
     @PostConstruct
     void start() {
@@ -136,9 +137,24 @@ public class Publisher {
                 // The table is the truth: unconfirmed rows stay claimed until their lease runs out.
                 LOG.log(Level.WARNING, "outbox publisher run failed; leases expire and the rows are retried", e);
             } finally {
+                lastRunEnded = java.time.Instant.now();
                 running.set(false);
             }
         }
+    }
+
+    /** For liveness: when the last run ended (start-up counts as one), and the timer interval. */
+    public java.time.Instant lastRunEnded() {
+        return lastRunEnded;
+    }
+
+    public java.time.Duration interval() {
+        return settings == null ? java.time.Duration.ofSeconds(1) : settings.interval();
+    }
+
+    /** Whether this instance publishes at all ({@code outbox.publisher.enabled} and a transport). */
+    public boolean active() {
+        return transport != null && !stopped;
     }
 
     private void drain() {

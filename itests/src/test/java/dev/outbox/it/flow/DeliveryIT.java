@@ -213,6 +213,21 @@ class DeliveryIT {
         assertEquals(2, db.eventsOf(recent).size(), "rows inside the retention window stay");
     }
 
+    @Test
+    void readinessGoesDownNamingTheEventTypeWhosePendingEventsAreTooOld() {
+        // An OrderPaid held behind a parked OrderPlaced stays pending; this server allows OrderPaid 3 s (R6.4).
+        Reply big = service.placeOrderRaw("{\"customerId\":\"late-" + UUID.randomUUID() + "\",\"amount\":4,\"note\":\""
+                + "n".repeat(3000) + "\"}", null);
+        assertEquals(200, service.pay(big.orderId(), 1).status());
+
+        Reply ready = await(SOON, "readiness down", () -> service.health("health/ready"), r -> r.status() == 503);
+        assertTrue(ready.raw().contains("late.OrderPaid"), "the late event type is named: " + ready.raw());
+        assertTrue(ready.raw().contains("outbox-backlog"), ready.raw());
+        Reply live = service.health("health/live");
+        assertEquals(200, live.status(), "the publisher itself is alive: " + live.raw());
+        assertTrue(live.raw().contains("outbox-publisher"), live.raw());
+    }
+
     /** An event written straight into the outbox, as another command of this aggregate would. */
     private UUID insertEvent(String orderId, long version) {
         UUID id = UUID.randomUUID();

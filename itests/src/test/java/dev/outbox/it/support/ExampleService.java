@@ -69,6 +69,11 @@ public final class ExampleService {
         return send(HttpRequest.newBuilder(base.resolve("api/orders/" + orderId)).GET());
     }
 
+    /** A MicroProfile Health endpoint: {@code health/ready} or {@code health/live}. */
+    public Reply health(String path) {
+        return send(HttpRequest.newBuilder(base.resolve(path)).GET());
+    }
+
     public Reply stats() {
         return send(HttpRequest.newBuilder(base.resolve("api/stats")).GET());
     }
