@@ -16,6 +16,8 @@ public final class LibertyProcess {
     private final Path wlp;
     private final String name;
     private final ExampleService service;
+    /** The JVM this object last launched: the pid file may still name an older, dead one. */
+    private volatile long pid = -1;
 
     public LibertyProcess(Path wlp, String name, ExampleService service) {
         this.wlp = wlp;
@@ -39,13 +41,33 @@ public final class LibertyProcess {
         }, status -> status == 200);
     }
 
-    /** Starts the server without waiting for the example: for a server expected to halt on its own. */
+    /**
+     * Starts the server without waiting for the example: for a server expected to halt on its own. Returns once
+     * the pid file names a new JVM, so a later {@link #awaitExit} watches this one and not its predecessor.
+     */
     public void launch() throws IOException, InterruptedException {
+        if (process().map(ProcessHandle::isAlive).orElse(false)) {
+            throw new IllegalStateException("server " + name + " is still running (pid " + pid + ")");
+        }
+        long previous = readPid();
         run("start");
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (readPid() == previous) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("server " + name + " wrote no new pid file within 60 s");
+            }
+            Thread.sleep(100);
+        }
+        pid = readPid();
     }
 
+    /** A clean stop, waiting until the JVM is gone. */
     public void stop() throws IOException, InterruptedException {
         run("stop");
+        if (!awaitExit(Duration.ofSeconds(60))) {
+            kill();
+            awaitExit(Duration.ofSeconds(10));
+        }
     }
 
     /** Waits for the process to end on its own (a failpoint halts it); false if it is still alive. */
@@ -61,8 +83,9 @@ public final class LibertyProcess {
     }
 
     /** SIGKILL, for a server that must not linger after a failed test. */
-    public void kill() {
+    public void kill() throws InterruptedException {
         process().ifPresent(ProcessHandle::destroyForcibly);
+        awaitExit(Duration.ofSeconds(10));
     }
 
     public void writeOverride(String file, String xml) throws IOException {
@@ -74,11 +97,15 @@ public final class LibertyProcess {
     }
 
     private Optional<ProcessHandle> process() {
+        return pid < 0 ? Optional.empty() : ProcessHandle.of(pid);
+    }
+
+    private long readPid() {
         Path pidFile = wlp.resolve("usr/servers/.pid").resolve(name + ".pid");
         try {
-            return ProcessHandle.of(Long.parseLong(Files.readString(pidFile).trim()));
+            return Long.parseLong(Files.readString(pidFile).trim());
         } catch (IOException | NumberFormatException e) {
-            return Optional.empty();
+            return -1;
         }
     }
 
