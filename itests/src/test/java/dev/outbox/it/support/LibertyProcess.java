@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A Liberty server run as a separate process, so a test can let it halt at a failpoint (or kill it) and start
@@ -15,6 +17,7 @@ public final class LibertyProcess {
 
     private final Path wlp;
     private final String name;
+    private static final Pattern STARTED_PID = Pattern.compile("started with process ID (\\d+)");
     private final ExampleService service;
     /** The JVM this object last launched: the pid file may still name an older, dead one. */
     private volatile long pid = -1;
@@ -42,23 +45,17 @@ public final class LibertyProcess {
     }
 
     /**
-     * Starts the server without waiting for the example: for a server expected to halt on its own. Returns once
-     * the pid file names a new JVM, so a later {@link #awaitExit} watches this one and not its predecessor.
+     * Starts the server without waiting for the example: for a server expected to halt on its own. Remembers
+     * the JVM that {@code server start} reports, so a later {@link #awaitExit} watches this one and never a
+     * predecessor named by a stale pid file. A JVM that halted while starting leaves no pid: it counts as gone.
      */
     public void launch() throws IOException, InterruptedException {
         if (process().map(ProcessHandle::isAlive).orElse(false)) {
             throw new IllegalStateException("server " + name + " is still running (pid " + pid + ")");
         }
-        long previous = readPid();
-        run("start");
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (readPid() == previous) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("server " + name + " wrote no new pid file within 60 s");
-            }
-            Thread.sleep(100);
-        }
-        pid = readPid();
+        String output = run("start");
+        Matcher started = STARTED_PID.matcher(output);
+        pid = started.find() ? Long.parseLong(started.group(1)) : -1;
     }
 
     /** A clean stop, waiting until the JVM is gone. */
@@ -100,23 +97,17 @@ public final class LibertyProcess {
         return pid < 0 ? Optional.empty() : ProcessHandle.of(pid);
     }
 
-    private long readPid() {
-        Path pidFile = wlp.resolve("usr/servers/.pid").resolve(name + ".pid");
-        try {
-            return Long.parseLong(Files.readString(pidFile).trim());
-        } catch (IOException | NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    private void run(String action) throws IOException, InterruptedException {
+    /** Runs {@code bin/server <action> <name>} and returns what it printed. */
+    private String run(String action) throws IOException, InterruptedException {
+        Path out = serverDir().resolve("server-" + action + ".out");
         Process process = new ProcessBuilder(wlp.resolve("bin/server").toString(), action, name)
                 .redirectErrorStream(true)
-                .redirectOutput(serverDir().resolve("server-" + action + ".out").toFile())
+                .redirectOutput(out.toFile())
                 .start();
         if (!process.waitFor(120, TimeUnit.SECONDS)) {
             process.destroyForcibly();
             throw new IllegalStateException("server " + action + " " + name + " took over 120 s");
         }
+        return Files.readString(out);
     }
 }
