@@ -4,6 +4,8 @@ import dev.outbox.config.OutboxSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -41,9 +43,19 @@ public class OutboxDataSource {
     private DataSource dataSource() {
         DataSource known = dataSource;
         if (known == null) {
-            known = SchemaInstaller.lookup(settings.dataSource());
+            known = lookup(settings.dataSource());
             dataSource = known;
         }
         return known;
+    }
+
+    /** Looks a datasource up by JNDI name; names the variable when the name is wrong. */
+    private static DataSource lookup(String jndiName) {
+        try {
+            return InitialContext.doLookup(jndiName);
+        } catch (NamingException e) {
+            throw new IllegalStateException("no datasource at JNDI name '" + jndiName + "' (server.xml variable "
+                    + OutboxSettings.DATASOURCE + ")", e);
+        }
     }
 }

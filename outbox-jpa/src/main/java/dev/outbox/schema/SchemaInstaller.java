@@ -6,9 +6,6 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
 import jakarta.inject.Inject;
 
-import javax.naming.InitialContext;
-import javax.naming.NamingException;
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.logging.Logger;
@@ -26,13 +23,15 @@ public class SchemaInstaller {
     @Inject
     OutboxSettings settings;
 
+    @Inject
+    OutboxDataSource database;
+
     void installAtStart(@Observes Startup startup) {
         if (!settings.createSchema()) {
             return;
         }
-        DataSource dataSource = lookup(settings.dataSource());
-        try (Connection connection = dataSource.getConnection()) {
-            Dialect dialect = Dialect.of(settings.dialect(), connection.getMetaData().getDatabaseProductName());
+        Dialect dialect = database.dialect();
+        try (Connection connection = database.connect()) {
             // Every script is idempotent (IF NOT EXISTS): running them all brings an older schema up to date.
             for (String script : dialect.schemaScripts()) {
                 SqlScript.load(script, SchemaInstaller.class.getClassLoader()).run(connection);
@@ -41,16 +40,6 @@ public class SchemaInstaller {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the outbox schema on " + settings.dataSource()
                     + " (server.xml variable " + OutboxSettings.SCHEMA_CREATE + "=true)", e);
-        }
-    }
-
-    /** Looks a datasource up by JNDI name; names the variable when the name is wrong. */
-    public static DataSource lookup(String jndiName) {
-        try {
-            return InitialContext.doLookup(jndiName);
-        } catch (NamingException e) {
-            throw new IllegalStateException("no datasource at JNDI name '" + jndiName + "' (server.xml variable "
-                    + OutboxSettings.DATASOURCE + ")", e);
         }
     }
 }
