@@ -69,7 +69,7 @@ public class Publisher {
     Instance<Transport> transports;
 
     private PublisherSettings settings;
-    private Transport transport;
+    private Routes routes;
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean wanted = new AtomicBoolean();
     private volatile boolean stopped;
@@ -87,12 +87,11 @@ public class Publisher {
             LOG.info("outbox publisher disabled (outbox.publisher.enabled=false): events stay pending");
             return;
         }
-        transport = transports.stream().filter(t -> t.name().equals(settings.transport())).findFirst()
-                .orElseThrow(() -> new IllegalStateException("no outbox transport named '" + settings.transport()
-                        + "' is deployed (server.xml variable outbox.publisher.transport)"));
+        routes = Routes.read(name -> config.getOptionalValue(name, String.class), config.getPropertyNames(),
+                transports.stream().toList());
         long interval = settings.interval().toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("outbox-publisher", false));
-        LOG.info(() -> "outbox publisher " + settings.claimerId() + " started: transport " + transport.name()
+        LOG.info(() -> "outbox publisher " + settings.claimerId() + " started: transport " + routes.describe()
                 + ", every " + interval + " ms, batches of " + settings.batchSize() + ", lease "
                 + settings.lease().toMillis() + " ms, ordering " + (settings.strictByDefault() ? "strict" : "independent")
                 + " by default, except " + settings.orderingExceptions());
@@ -110,7 +109,7 @@ public class Publisher {
 
     /** The after-commit wake-up: a hint that new rows are due; the run itself happens on a managed thread. */
     public void onCommitted(@Observes OutboxCommitted committed) {
-        if (transport == null || stopped) {
+        if (routes == null || stopped) {
             return;
         }
         wanted.set(true);
@@ -125,7 +124,7 @@ public class Publisher {
 
     /** Runs the publisher unless a run is active; a request that arrives meanwhile makes that run go again. */
     public void runIfIdle() {
-        if (transport == null || stopped) {
+        if (routes == null || stopped) {
             return;
         }
         wanted.set(true);
@@ -154,7 +153,7 @@ public class Publisher {
 
     /** Whether this instance publishes at all ({@code outbox.publisher.enabled} and a transport). */
     public boolean active() {
-        return transport != null && !stopped;
+        return routes != null && !stopped;
     }
 
     private void drain() {
@@ -167,7 +166,7 @@ public class Publisher {
             }
             Failpoint.AFTER_CLAIM_BEFORE_SEND.reach();
             // R4.2: the claim has committed; nothing is locked while the broker works.
-            List<SendResult> results = transport.send(claimed);
+            List<SendResult> results = routes.send(claimed);
             Failpoint.AFTER_SEND_BEFORE_CONFIRM.reach();
             List<Outcome> outcomes = new ArrayList<>(claimed.size());
             for (int i = 0; i < claimed.size(); i++) {

@@ -24,13 +24,12 @@ import java.util.stream.Collectors;
  *                         dead claimer's rows are due again after it (R4.3)
  * @param backoff          {@code outbox.publisher.backoff.initial-ms} (500) and {@code .max-ms} (300000)
  * @param claimerId        {@code outbox.publisher.claimer-id}, default host, pid and a random suffix
- * @param transport        {@code outbox.publisher.transport}, default {@code jms}
  * @param strictByDefault  {@code outbox.ordering.default}: {@code strict} (default) or {@code independent}
  * @param orderingExceptions {@code outbox.ordering.independent} (when the default is strict) or
  *                         {@code outbox.ordering.strict} (when it is independent): comma-separated event types
  */
 public record PublisherSettings(boolean enabled, Duration interval, int batchSize, int maxBatchesPerRun,
-                                Duration lease, Backoff backoff, String claimerId, String transport,
+                                Duration lease, Backoff backoff, String claimerId,
                                 boolean strictByDefault, Set<String> orderingExceptions) {
 
     public static PublisherSettings read(Function<String, Optional<String>> source) {
@@ -49,7 +48,6 @@ public record PublisherSettings(boolean enabled, Duration interval, int batchSiz
                 Duration.ofMillis(reader.integer("outbox.publisher.lease-ms", 30_000, 100, 3_600_000)),
                 new Backoff(Duration.ofMillis(initial), Duration.ofMillis(max)),
                 reader.text("outbox.publisher.claimer-id", defaultClaimer()),
-                reader.oneOf("outbox.publisher.transport", "jms", "jms", "kafka"),
                 strict, exceptions);
     }
 

@@ -19,12 +19,15 @@ public class ExampleSchema {
 
     void createAtStart(@Observes Startup startup) {
         try (Connection connection = database.connect()) {
-            if (SqlScript.tableExists(connection, "orders")) {
-                return;
+            // One script per step: the example's tables use only SQL that H2 and PostgreSQL share.
+            if (!SqlScript.tableExists(connection, "orders")) {
+                SqlScript.load("META-INF/example/sql/V1__orders_and_shipments.sql",
+                        ExampleSchema.class.getClassLoader()).run(connection);
             }
-            // One script: the example's tables use only SQL that H2 and PostgreSQL share.
-            SqlScript.load("META-INF/example/sql/V1__orders_and_shipments.sql",
-                    ExampleSchema.class.getClassLoader()).run(connection);
+            if (!SqlScript.tableExists(connection, "invoice")) {
+                SqlScript.load("META-INF/example/sql/V2__invoices.sql",
+                        ExampleSchema.class.getClassLoader()).run(connection);
+            }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the example's tables", e);
         }

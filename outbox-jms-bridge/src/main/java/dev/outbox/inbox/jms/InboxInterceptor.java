@@ -2,7 +2,7 @@ package dev.outbox.inbox.jms;
 
 import dev.outbox.event.EventId;
 import dev.outbox.inbox.Inbox;
-import dev.outbox.transport.jms.OutboxHeaders;
+import dev.outbox.transport.OutboxHeaders;
 import jakarta.annotation.Priority;
 import jakarta.annotation.Resource;
 import jakarta.inject.Inject;

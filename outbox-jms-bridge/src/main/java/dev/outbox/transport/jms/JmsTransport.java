@@ -3,6 +3,7 @@ package dev.outbox.transport.jms;
 import dev.outbox.config.SettingReader;
 import dev.outbox.event.OutboxEvent;
 import dev.outbox.transport.OutboundEvent;
+import dev.outbox.transport.OutboxHeaders;
 import dev.outbox.transport.SendResult;
 import dev.outbox.transport.Transport;
 import jakarta.annotation.PostConstruct;

@@ -81,6 +81,29 @@ public class Orders {
         return new Placed(orderId, expected + 1);
     }
 
+    /**
+     * Adds a note to an order in any state: one more version of the aggregate and one OrderNoted event, only if
+     * nobody changed the order in between (for many versions of one aggregate, as the ordering tests need).
+     */
+    @Outboxed
+    public Placed note(String orderId, String note) {
+        Order order = entityManager.find(Order.class, orderId);
+        if (order == null) {
+            throw new OrderNotFoundException(orderId);
+        }
+        long expected = order.version();
+        int changed = entityManager.createQuery("UPDATE PurchaseOrder o SET o.version = o.version + 1 "
+                        + "WHERE o.id = :id AND o.version = :expected")
+                .setParameter("id", orderId)
+                .setParameter("expected", expected)
+                .executeUpdate();
+        if (changed != 1) {
+            throw new OrderConflictException("order " + orderId + " is no longer at version " + expected);
+        }
+        outbox.record(OrderEvents.noted(orderId, note, expected + 1));
+        return new Placed(orderId, expected + 1);
+    }
+
     private static OffsetDateTime now() {
         return OffsetDateTime.now(ZoneOffset.UTC);
     }

@@ -26,7 +26,8 @@ import java.io.StringReader;
 import java.math.BigDecimal;
 
 /**
- * {@code POST /api/orders}, {@code POST /api/orders/{id}/pay}, {@code GET /api/orders/{id}}. The body is read
+ * {@code POST /api/orders}, {@code POST /api/orders/{id}/pay}, {@code POST /api/orders/{id}/notes},
+ * {@code GET /api/orders/{id}}. The body is read
  * as text and parsed here, so every malformed request gets a 400 that names the field.
  */
 @Path("orders")
@@ -75,6 +76,19 @@ public class OrdersResource {
         Orders.Placed paid = orders.pay(orderId, expected, drillPoint(drill));
         return Response.ok(Json.createObjectBuilder().add("orderId", paid.orderId())
                 .add("version", paid.version()).build()).build();
+    }
+
+    @POST
+    @Path("{id}/notes")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response note(@PathParam("id") String orderId, String body) {
+        String note = text(parse(body, true), "note");
+        if (note == null || note.isBlank() || note.length() > 1000) {
+            throw new InvalidOrderException("note is required: a string of 1 to 1000 characters");
+        }
+        Orders.Placed noted = orders.note(orderId, note);
+        return Response.ok(Json.createObjectBuilder().add("orderId", noted.orderId())
+                .add("version", noted.version()).build()).build();
     }
 
     @GET

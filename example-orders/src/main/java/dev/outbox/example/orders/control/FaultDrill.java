@@ -28,6 +28,11 @@ public class FaultDrill {
     @ConfigProperty(name = "example.fault-drills", defaultValue = "false")
     boolean enabled;
 
+    /** Whether drills are on: consumers use it to fail on purpose for drill-named customers. */
+    public boolean enabled() {
+        return enabled;
+    }
+
     public Point requested(String header) {
         if (header == null || header.isBlank()) {
             return Point.NONE;

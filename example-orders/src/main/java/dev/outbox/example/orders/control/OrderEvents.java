@@ -15,6 +15,7 @@ public final class OrderEvents {
 
     public static final String ORDER_PLACED = "OrderPlaced";
     public static final String ORDER_PAID = "OrderPaid";
+    public static final String ORDER_NOTED = "OrderNoted";
 
     private OrderEvents() {
     }
@@ -38,5 +39,10 @@ public final class OrderEvents {
                 .add("amount", amount)
                 .build().toString();
         return OutboxEvent.of(Order.AGGREGATE_TYPE, orderId, paidVersion, ORDER_PAID, body);
+    }
+
+    public static OutboxEvent noted(String orderId, String note, long version) {
+        String body = Json.createObjectBuilder().add("orderId", orderId).add("note", note).build().toString();
+        return OutboxEvent.of(Order.AGGREGATE_TYPE, orderId, version, ORDER_NOTED, body);
     }
 }

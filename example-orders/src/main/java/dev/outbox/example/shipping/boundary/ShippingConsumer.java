@@ -3,7 +3,7 @@ package dev.outbox.example.shipping.boundary;
 import dev.outbox.example.orders.control.OrderEvents;
 import dev.outbox.example.shipping.entity.Shipment;
 import dev.outbox.inbox.jms.InboxConsumer;
-import dev.outbox.transport.jms.OutboxHeaders;
+import dev.outbox.transport.OutboxHeaders;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.MessageDriven;
 import jakarta.jms.JMSDestinationDefinition;

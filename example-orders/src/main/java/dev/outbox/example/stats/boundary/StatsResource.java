@@ -12,7 +12,9 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 
-/** {@code GET /api/stats}: counts of orders, outbox states, shipments and absorbed duplicates. */
+/**
+ * {@code GET /api/stats}: counts of orders, outbox states, shipments, invoices and absorbed duplicates.
+ */
 @Path("stats")
 @Produces(MediaType.APPLICATION_JSON)
 public class StatsResource {
@@ -33,6 +35,9 @@ public class StatsResource {
                 .add("eventsParked", counts.parked())
                 .add("eventsBlocked", counts.blocked())
                 .add("shipments", count("SELECT COUNT(s) FROM Shipment s"))
+                .add("invoices", count("SELECT COUNT(i) FROM Invoice i"))
+                .add("invoicesSettled", count("SELECT COUNT(i) FROM Invoice i WHERE i.status = 'SETTLED'"))
+                .add("invoiceEntries", count("SELECT COUNT(e) FROM InvoiceEntry e"))
                 .add("duplicatesAbsorbed", counts.duplicatesAbsorbed())
                 .build();
     }

@@ -1,8 +1,9 @@
-package dev.outbox.transport.jms;
+package dev.outbox.transport;
 
 /**
- * The JMS message properties an outbox message carries, read by the inbox on the consumer side. Names are
- * Java identifiers, as JMS requires; the body is the payload JSON exactly as recorded.
+ * The message properties (JMS) and record headers (Kafka) an outbox message carries, read by the inbox on the
+ * consumer side. Names are Java identifiers, as JMS requires; on Kafka each header value is UTF-8 text. The
+ * body is the payload JSON exactly as recorded.
  */
 public final class OutboxHeaders {
 

@@ -1,0 +1,23 @@
+-- The invoicing service's tables (fed from Kafka), the same SQL on H2 and PostgreSQL.
+
+-- One invoice per order, opened by OrderPlaced and settled by OrderPaid.
+CREATE TABLE IF NOT EXISTS invoice (
+    order_id      VARCHAR(36)    NOT NULL,
+    amount        NUMERIC(12, 2) NOT NULL,
+    status        VARCHAR(16)    NOT NULL,
+    last_version  BIGINT         NOT NULL,
+    CONSTRAINT invoice_pk PRIMARY KEY (order_id),
+    CONSTRAINT invoice_status_ck CHECK (status IN ('OPEN', 'SETTLED'))
+);
+
+-- Every event the invoicing consumer applied, with the version the invoice was at just before: the ordering
+-- tests read it (in order and complete means previous_version = version - 1 on every entry after the first).
+CREATE TABLE IF NOT EXISTS invoice_entry (
+    event_id          UUID           NOT NULL,
+    order_id          VARCHAR(36)    NOT NULL,
+    version           BIGINT         NOT NULL,
+    previous_version  BIGINT,
+    event_type        VARCHAR(100)   NOT NULL,
+    applied_at        TIMESTAMP WITH TIME ZONE NOT NULL,
+    CONSTRAINT invoice_entry_pk PRIMARY KEY (event_id)
+);
