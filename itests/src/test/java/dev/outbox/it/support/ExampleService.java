@@ -65,6 +65,12 @@ public final class ExampleService {
         return post("api/orders/" + orderId + "/pay", body, drill);
     }
 
+    /** Adds a note: one more version of the order and one OrderNoted event. */
+    public Reply note(String orderId, String note) {
+        return post("api/orders/" + orderId + "/notes", Json.createObjectBuilder().add("note", note).build().toString(),
+                null);
+    }
+
     public Reply order(String orderId) {
         return send(HttpRequest.newBuilder(base.resolve("api/orders/" + orderId)).GET());
     }

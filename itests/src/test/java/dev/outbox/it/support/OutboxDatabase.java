@@ -80,6 +80,30 @@ public final class OutboxDatabase {
         }
     }
 
+    /** Every row of a query, each as its column values in order: for assertions over many rows at once. */
+    public List<List<Object>> rows(String sql, Object... values) {
+        List<List<Object>> rows = new ArrayList<>();
+        try (Connection connection = DriverManager.getConnection(url, user, password);
+             PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < values.length; i++) {
+                statement.setObject(i + 1, values[i]);
+            }
+            try (java.sql.ResultSet rs = statement.executeQuery()) {
+                int columns = rs.getMetaData().getColumnCount();
+                while (rs.next()) {
+                    List<Object> row = new ArrayList<>(columns);
+                    for (int c = 1; c <= columns; c++) {
+                        row.add(rs.getObject(c));
+                    }
+                    rows.add(row);
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot query the test database at " + url + ": " + sql, e);
+        }
+        return rows;
+    }
+
     /** Rows per value of one column among the rows matching a condition, such as the claimer that delivered them. */
     public java.util.Map<String, Long> countBy(String table, String column, String where) {
         java.util.Map<String, Long> counts = new java.util.TreeMap<>();

@@ -95,7 +95,7 @@ public class ReactiveInbox {
         if (event == null) {
             // Not an outbox record: it cannot be deduplicated. Park it rather than loop on it (or drop it).
             park(consumer, message, position, "NotAnOutboxRecord", null);
-            return message.ack();
+            return acknowledge(consumer, message, position);
         }
         int failures = 0;
         while (true) {
@@ -115,7 +115,7 @@ public class ReactiveInbox {
                     LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + event.describe() + ", broker id "
                             + position);
                 }
-                return message.ack();
+                return acknowledge(consumer, message, position);
             } catch (Held held) {
                 // R5.7: the mark rolled back; the inbox releases the event once the gap window has passed.
                 pause(HOLD_PAUSE_MS);
@@ -130,13 +130,26 @@ public class ReactiveInbox {
                 int attempt = failures;
                 if (failures >= maxAttempts) {
                     park(consumer, message, position, rootClass(e), event);
-                    return message.ack();
+                    return acknowledge(consumer, message, position);
                 }
                 LOG.log(Level.WARNING, "consumer " + consumer + " failed on " + event.describe() + ", attempt "
                         + attempt + " of " + maxAttempts + ", broker id " + position + ": " + rootClass(e));
                 pause(Math.min(MAX_PAUSE_MS, 200L << Math.min(attempt, 10)));
             }
         }
+    }
+
+    /**
+     * Acknowledges the offset. A commit that fails (the broker went away) must not fail the method: on Open Liberty
+     * a failed stage stops the channel until restart. The offset is then committed with a later one, or the
+     * record is redelivered after a restart and the inbox absorbs it (R5.5).
+     */
+    private static CompletionStage<Void> acknowledge(String consumer, Message<String> message, String position) {
+        return message.ack().exceptionally(failure -> {
+            LOG.warning(() -> "consumer " + consumer + " could not commit the offset of " + position + " yet ("
+                    + rootClass(failure) + "); a later commit or a redelivery covers it");
+            return null;
+        });
     }
 
     private static InboxedEvent eventOf(RecordHeaders headers, String payload) {

@@ -45,6 +45,13 @@ public record KafkaSettings(String bootstrapServers, String clientId, Duration s
                 Map.copyOf(passThrough));
     }
 
+    /** Names the pass-through settings but never their values, which may be credentials (R6.3). */
+    @Override
+    public String toString() {
+        return "KafkaSettings[bootstrapServers=" + bootstrapServers + ", clientId=" + clientId + ", sendTimeout="
+                + sendTimeout + ", maxBlock=" + maxBlock + ", passThrough=" + passThrough.keySet() + "]";
+    }
+
     /** The producer's configuration: our guarantees first, then the operator's pass-through settings. */
     public Map<String, Object> producerProperties() {
         Map<String, Object> properties = new HashMap<>();

@@ -1,0 +1,293 @@
+package dev.outbox.it.kafka;
+
+import dev.outbox.it.support.ExampleService;
+import dev.outbox.it.support.ExampleService.Reply;
+import dev.outbox.it.support.KafkaBroker;
+import dev.outbox.it.support.LibertyProcess;
+import dev.outbox.it.support.OutboxDatabase;
+import dev.outbox.it.support.Settings;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+
+import static dev.outbox.it.support.Eventually.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The outbox on Kafka, end to end on a real Liberty server, a real PostgreSQL and a real KRaft broker: the
+ * publisher's Kafka transport (R4.7, R9.1) and the invoicing consumer behind the Reactive Messaging inbox
+ * (R5.1, R5.5, R5.7). The server (outbox-it-kafka, src/test/liberty-kafka) publishes every type to Kafka.
+ */
+@EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class KafkaIT {
+
+    private static final Duration SOON = Duration.ofSeconds(60);
+    private static final ExampleService service = new ExampleService(Settings.required("it.kafka.base.url"));
+    private static final LibertyProcess server = new LibertyProcess(Path.of(Settings.required("it.wlp")),
+            "outbox-it-kafka", service);
+    private static final OutboxDatabase db = new OutboxDatabase(Settings.required("it.kafka.jdbc.url"), "outbox", "outbox");
+    private static final KafkaBroker broker = new KafkaBroker();
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server.start();
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.deleteOverride("failpoint.xml");
+        server.stop();
+        server.kill();
+    }
+
+    @Test
+    @Order(1)
+    void everyEventReachesTheKafkaConsumerOnceWithItsPartitionAndOffsetOnTheRow() {
+        String customer = "kafka-e2e-" + UUID.randomUUID();
+        List<String> orders = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            Reply placed = service.placeOrder(customer, new BigDecimal("10.50"));
+            assertEquals(201, placed.status(), placed.toString());
+            assertEquals(200, service.pay(placed.orderId(), 1).status());
+            orders.add(placed.orderId());
+        }
+        String mine = "aggregate_id IN (" + quoted(orders) + ")";
+        await(SOON, "20 invoice entries, one per event", () -> db.count("invoice_entry", "order_id IN (" + quoted(orders) + ")"),
+                n -> n == 20);
+        assertEquals(20, db.count("outbox_event", mine + " AND state = 'DELIVERED'"), "every event delivered");
+        assertEquals(0, db.count("outbox_event", mine + " AND (broker_partition IS NULL OR broker_offset IS NULL"
+                + " OR broker_message_id NOT LIKE 'outbox.Order-%')"), "partition, offset and topic on every row (R4.7)");
+        for (String order : orders) {
+            List<List<Object>> partitions = db.rows("SELECT DISTINCT broker_partition FROM outbox_event WHERE aggregate_id = ?", order);
+            assertEquals(1, partitions.size(), "one aggregate, one partition: the key is the aggregate id (R9.1) for " + order);
+        }
+        assertEquals(10, db.count("invoice", "order_id IN (" + quoted(orders) + ") AND status = 'SETTLED'"),
+                "each order invoiced and settled exactly once");
+        assertEquals(20, db.count("processed_event", "consumer = 'invoicing' AND " + mine), "one inbox mark per event");
+        List<List<Object>> latencies = db.rows("SELECT EXTRACT(EPOCH FROM (i.applied_at - e.created_at)) * 1000"
+                + " FROM invoice_entry i JOIN outbox_event e ON e.event_id = i.event_id WHERE " + mine.replace("aggregate_id", "e.aggregate_id")
+                + " ORDER BY 1");
+        System.out.println("kafka commit-to-consume latency over 20 events: p50 " + ms(latencies, 0.5) + " ms, max "
+                + ms(latencies, 1.0) + " ms");
+    }
+
+    @Test
+    @Order(2)
+    void perAggregateOrderHoldsAtTheConsumerForManyAggregatesPublishedConcurrently() throws Exception {
+        int aggregates = 24;
+        int notes = 8;
+        String customer = "kafka-order-" + UUID.randomUUID();
+        List<String> orders = Collections.synchronizedList(new ArrayList<>());
+        ExecutorService clients = Executors.newFixedThreadPool(6);
+        List<Future<?>> work = new ArrayList<>();
+        for (int a = 0; a < aggregates; a++) {
+            work.add(clients.submit(() -> {
+                Reply placed = service.placeOrder(customer, BigDecimal.ONE);
+                assertEquals(201, placed.status(), placed.toString());
+                orders.add(placed.orderId());
+                for (int n = 0; n < notes; n++) {
+                    Reply noted = service.note(placed.orderId(), "note " + n);
+                    assertEquals(200, noted.status(), noted.toString());
+                }
+                return null;
+            }));
+        }
+        for (Future<?> done : work) {
+            done.get();
+        }
+        clients.shutdown();
+        int versions = 1 + notes;
+        String mine = "order_id IN (" + quoted(orders) + ")";
+        await(SOON, "every version of every order applied by invoicing", () -> db.count("invoice_entry", mine),
+                n -> n == (long) aggregates * versions);
+        // Applied in order and complete: each entry saw the version just before its own (R5.7, R9.1).
+        List<List<Object>> outOfOrder = db.rows("SELECT order_id, version, previous_version FROM invoice_entry WHERE "
+                + mine + " AND NOT ((version = 1 AND previous_version IS NULL) OR previous_version = version - 1)");
+        assertEquals(List.of(), outOfOrder, "entries applied out of order or after a gap (order, version, previous)");
+        for (String order : orders) {
+            assertEquals(versions, db.rows("SELECT DISTINCT version FROM invoice_entry WHERE order_id = ?", order).size(),
+                    "every version 1.." + versions + " present once for " + order);
+        }
+        assertEquals(0, db.count("processed_event", "consumer = 'invoicing' AND aggregate_id IN (" + quoted(orders)
+                + ") AND duplicates > 0"), "a healthy run sends nothing twice");
+    }
+
+    @Test
+    @Order(3)
+    void anOversizedRecordParksWhileTheOtherOrdersFlow() {
+        Reply big = service.placeOrderRaw("{\"customerId\":\"kafka-big\",\"amount\":3,\"note\":\"" + "x".repeat(5000)
+                + "\"}", null);
+        assertEquals(201, big.status(), big.toString());
+        Reply small = service.placeOrder("kafka-small-" + UUID.randomUUID(), BigDecimal.TEN);
+        assertEquals(201, small.status(), small.toString());
+        await(SOON, "the oversized OrderPlaced parked", () -> db.eventsOf(big.orderId()).get(0).state(),
+                "PARKED"::equals);
+        assertEquals("RecordTooLargeException", db.eventsOf(big.orderId()).get(0).lastErrorClass(),
+                "parked because the broker's client refused the size (R4.5)");
+        await(SOON, "the other order's OrderPlaced delivered and invoiced",
+                () -> db.countWhere("invoice", "order_id", small.orderId()), n -> n == 1);
+        assertEquals(200, service.pay(big.orderId(), 1).status());
+        assertEquals(200, service.pay(small.orderId(), 1).status());
+        await(SOON, "the other order settled", () -> db.count("invoice", "order_id = '" + small.orderId()
+                + "' AND status = 'SETTLED'"), n -> n == 1);
+        assertEquals("PENDING", db.eventsOf(big.orderId()).get(1).state(),
+                "the strict OrderPaid behind the parked OrderPlaced waits (R4.6)");
+        assertEquals(0, db.countWhere("invoice", "order_id", big.orderId()), "nothing of the parked order reached invoicing");
+    }
+
+    @Test
+    @Order(4)
+    void aPoisonEventAtTheConsumerIsParkedOnTheDeadLetterTopicAndTheRestFlows() throws Exception {
+        Reply poison = service.placeOrder("drill-poison-invoice-" + UUID.randomUUID(), BigDecimal.ONE);
+        assertEquals(201, poison.status(), poison.toString());
+        Reply healthy = service.placeOrder("kafka-after-poison-" + UUID.randomUUID(), BigDecimal.ONE);
+        assertEquals(201, healthy.status(), healthy.toString());
+        await(SOON, "the order after the poison one invoiced", () -> db.countWhere("invoice", "order_id", healthy.orderId()),
+                n -> n == 1);
+        UUID poisonEvent = db.eventsOf(poison.orderId()).get(0).eventId();
+        assertEquals(0, db.countWhere("invoice", "order_id", poison.orderId()), "the poison event changed nothing");
+        assertEquals(0, db.count("processed_event", "consumer = 'invoicing' AND event_id = '" + poisonEvent + "'"),
+                "no inbox mark for the parked event: a replay applies it once repaired");
+
+        ConsumerRecord<String, String> parked = await(SOON, "the poison event on outbox.Order.dead-letter",
+                () -> deadLetter(poisonEvent.toString()), r -> r != null);
+        assertEquals(poison.orderId(), parked.key(), "the key is kept");
+        assertEquals("IllegalArgumentException", header(parked, "outboxFailure"), "why it was parked");
+        assertEquals("invoicing", header(parked, "outboxFailedConsumer"), "which consumer gave up");
+        assertEquals("OrderPlaced", header(parked, "outboxEventType"), "the original headers are kept");
+    }
+
+    @Test
+    @Order(5)
+    void theBrokerStoppedMidRunAndRestartedLosesNothing() throws Exception {
+        String customer = "kafka-outage-" + UUID.randomUUID();
+        List<String> orders = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            orders.add(placeAndPay(customer));
+        }
+        broker.stop();
+        try {
+            // Committed while the broker is away: the outbox keeps them (R1.1); sends fail and back off (R4.4).
+            for (int i = 0; i < 10; i++) {
+                orders.add(placeAndPay(customer));
+            }
+            await(SOON, "sends failing while the broker is away", () -> db.count("outbox_event",
+                    "aggregate_id IN (" + quoted(orders) + ") AND state = 'PENDING' AND last_error_class IS NOT NULL"),
+                    n -> n > 0);
+        } finally {
+            broker.start();
+        }
+        for (int i = 0; i < 10; i++) {
+            orders.add(placeAndPay(customer));
+        }
+        String mine = "aggregate_id IN (" + quoted(orders) + ")";
+        await(Duration.ofSeconds(120), "all 60 events delivered after the restart",
+                () -> db.count("outbox_event", mine + " AND state = 'DELIVERED'"), n -> n == 60);
+        await(SOON, "all 30 orders settled by invoicing", () -> db.count("invoice", "order_id IN (" + quoted(orders)
+                + ") AND status = 'SETTLED'"), n -> n == 30);
+        assertEquals(0, db.count("outbox_event", mine + " AND state = 'PARKED'"), "an outage parks nothing");
+        assertEquals(60, db.count("invoice_entry", "order_id IN (" + quoted(orders) + ")"),
+                "each event applied exactly once");
+        long retried = db.count("outbox_event", mine + " AND attempts > 1");
+        long duplicates = db.rows("SELECT COALESCE(SUM(duplicates), 0) FROM processed_event WHERE consumer = 'invoicing' AND "
+                + mine).stream().mapToLong(r -> ((Number) r.get(0)).longValue()).sum();
+        System.out.println("kafka outage: " + retried + " of 60 events needed more than one attempt, duplicates absorbed "
+                + duplicates);
+    }
+
+    @Test
+    @Order(6)
+    void aBacklogDrainsToKafka() throws Exception {
+        int backlog = Integer.parseInt(Settings.required("it.kafka.backlog"));
+        server.stop();
+        String tag = "bench-" + UUID.randomUUID();
+        // Rows as the recorder writes them, for an aggregate type no consumer reads (topic outbox.Bench).
+        db.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version, event_type,"
+                + " schema_version, payload, created_at, state, attempts, next_attempt_at, lease_version)"
+                + " SELECT gen_random_uuid(), 'Bench', ? || '-' || (g % 1000), g / 1000 + 1, 'BenchNoted', 1,"
+                + " '{\"n\":' || g || ',\"pad\":\"' || repeat('x', 150) || '\"}', now(), 'PENDING', 0, now(), 0"
+                + " FROM generate_series(0, ? - 1) g", tag, backlog);
+        server.start();
+        String mine = "aggregate_type = 'Bench' AND aggregate_id LIKE '" + tag + "-%'";
+        await(Duration.ofSeconds(600), backlog + " backlog events delivered",
+                () -> db.count("outbox_event", mine + " AND state = 'DELIVERED'"), n -> n == backlog);
+        List<Object> span = db.rows("SELECT EXTRACT(EPOCH FROM (MAX(delivered_at) - MIN(delivered_at))) FROM outbox_event WHERE "
+                + mine).get(0);
+        double seconds = ((Number) span.get(0)).doubleValue();
+        System.out.printf("kafka drain: %d events in %.2f s (first to last delivery) = %.0f events/s%n", backlog,
+                seconds, backlog / Math.max(seconds, 0.001));
+        assertEquals(0, db.count("outbox_event", mine + " AND (broker_offset IS NULL OR state <> 'DELIVERED')"));
+    }
+
+    private static String placeAndPay(String customer) {
+        Reply placed = service.placeOrder(customer, BigDecimal.ONE);
+        assertEquals(201, placed.status(), placed.toString());
+        Reply paid = service.pay(placed.orderId(), 1);
+        assertEquals(200, paid.status(), paid.toString());
+        return placed.orderId();
+    }
+
+    private static ConsumerRecord<String, String> deadLetter(String eventId) {
+        Properties properties = new Properties();
+        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        properties.put(ConsumerConfig.GROUP_ID_CONFIG, "kafka-it-" + UUID.randomUUID());
+        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(properties, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.subscribe(List.of("outbox.Order.dead-letter"));
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (System.nanoTime() < until) {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
+                    if (eventId.equals(header(record, "outboxEventId"))) {
+                        return record;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    private static String header(ConsumerRecord<String, String> record, String name) {
+        Header header = record.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+
+    private static String quoted(List<String> ids) {
+        return ids.stream().map(id -> "'" + id + "'").collect(Collectors.joining(", "));
+    }
+
+    private static long ms(List<List<Object>> sorted, double quantile) {
+        if (sorted.isEmpty()) {
+            return -1;
+        }
+        int index = (int) Math.min(sorted.size() - 1, Math.round(quantile * (sorted.size() - 1)));
+        return Math.round(((Number) sorted.get(index).get(0)).doubleValue());
+    }
+}
