@@ -1,4 +1,4 @@
--- The invoicing service's tables (fed from Kafka), the same SQL on H2 and PostgreSQL.
+-- The Kafka-fed services' tables (invoicing, loyalty), the same SQL on H2 and PostgreSQL.
 
 -- One invoice per order, opened by OrderPlaced and settled by OrderPaid.
 CREATE TABLE IF NOT EXISTS invoice (
@@ -20,4 +20,12 @@ CREATE TABLE IF NOT EXISTS invoice_entry (
     event_type        VARCHAR(100)   NOT NULL,
     applied_at        TIMESTAMP WITH TIME ZONE NOT NULL,
     CONSTRAINT invoice_entry_pk PRIMARY KEY (event_id)
+);
+
+-- One loyalty award per paid order (the loyalty consumer, on Reactive Messaging).
+CREATE TABLE IF NOT EXISTS loyalty_points (
+    order_id  VARCHAR(36) NOT NULL,
+    event_id  UUID        NOT NULL,
+    points    BIGINT      NOT NULL,
+    CONSTRAINT loyalty_points_pk PRIMARY KEY (order_id)
 );

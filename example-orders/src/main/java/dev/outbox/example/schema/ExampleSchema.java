@@ -24,7 +24,7 @@ public class ExampleSchema {
                 SqlScript.load("META-INF/example/sql/V1__orders_and_shipments.sql",
                         ExampleSchema.class.getClassLoader()).run(connection);
             }
-            if (!SqlScript.tableExists(connection, "invoice")) {
+            if (!SqlScript.tableExists(connection, "loyalty_points")) {
                 SqlScript.load("META-INF/example/sql/V2__invoices.sql",
                         ExampleSchema.class.getClassLoader()).run(connection);
             }

@@ -3,14 +3,11 @@ package dev.outbox.it.kafka;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.KafkaBroker;
+import dev.outbox.it.support.KafkaTopic;
 import dev.outbox.it.support.LibertyProcess;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.Settings;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -20,14 +17,12 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -41,8 +36,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The outbox on Kafka, end to end on a real Liberty server, a real PostgreSQL and a real KRaft broker: the
- * publisher's Kafka transport (R4.7, R9.1) and the invoicing consumer behind the Reactive Messaging inbox
- * (R5.1, R5.5, R5.7). The server (outbox-it-kafka, src/test/liberty-kafka) publishes every type to Kafka.
+ * publisher's Kafka transport (R4.7, R9.1), the invoicing consumer behind the inbox's own poll loop
+ * (KafkaInbox) and the loyalty consumer behind the Reactive Messaging inbox (R5.1, R5.5, R5.7). The server
+ * (outbox-it-kafka, src/test/liberty-kafka) publishes every type to Kafka.
  */
 @EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -91,6 +87,11 @@ class KafkaIT {
         assertEquals(10, db.count("invoice", "order_id IN (" + quoted(orders) + ") AND status = 'SETTLED'"),
                 "each order invoiced and settled exactly once");
         assertEquals(20, db.count("processed_event", "consumer = 'invoicing' AND " + mine), "one inbox mark per event");
+        // The Reactive Messaging consumer (loyalty, liberty-kafka connector) on the same topic: one award per payment.
+        await(SOON, "one loyalty award per paid order", () -> db.count("loyalty_points", "order_id IN (" + quoted(orders)
+                + ")"), n -> n == 10);
+        await(SOON, "loyalty marked every event", () -> db.count("processed_event", "consumer = 'loyalty' AND " + mine),
+                n -> n == 20);
         List<List<Object>> latencies = db.rows("SELECT EXTRACT(EPOCH FROM (i.applied_at - e.created_at)) * 1000"
                 + " FROM invoice_entry i JOIN outbox_event e ON e.event_id = i.event_id WHERE " + mine.replace("aggregate_id", "e.aggregate_id")
                 + " ORDER BY 1");
@@ -255,28 +256,12 @@ class KafkaIT {
     }
 
     private static ConsumerRecord<String, String> deadLetter(String eventId) {
-        Properties properties = new Properties();
-        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
-        properties.put(ConsumerConfig.GROUP_ID_CONFIG, "kafka-it-" + UUID.randomUUID());
-        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(properties, new StringDeserializer(),
-                new StringDeserializer())) {
-            consumer.subscribe(List.of("outbox.Order.dead-letter"));
-            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (System.nanoTime() < until) {
-                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
-                    if (eventId.equals(header(record, "outboxEventId"))) {
-                        return record;
-                    }
-                }
-            }
-        }
-        return null;
+        return KafkaTopic.records(broker.bootstrapServers(), "outbox.Order.dead-letter", Duration.ofSeconds(2)).stream()
+                .filter(r -> eventId.equals(KafkaTopic.header(r, "outboxEventId"))).findFirst().orElse(null);
     }
 
     private static String header(ConsumerRecord<String, String> record, String name) {
-        Header header = record.headers().lastHeader(name);
-        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+        return KafkaTopic.header(record, name);
     }
 
     private static String quoted(List<String> ids) {

@@ -1,17 +1,19 @@
 package dev.outbox.example.invoicing.boundary;
 
-import dev.outbox.inbox.reactive.ReactiveInbox;
+import dev.outbox.inbox.kafka.KafkaInbox;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Startup;
 import jakarta.inject.Inject;
-import org.eclipse.microprofile.reactive.messaging.Incoming;
-import org.eclipse.microprofile.reactive.messaging.Message;
-
-import java.util.concurrent.CompletionStage;
+import jakarta.interceptor.Interceptor;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The "invoicing" service, fed from Kafka through MicroProfile Reactive Messaging: channel {@code order-events}
- * (topic {@code outbox.Order}, configured by mp.messaging.incoming.order-events.* variables in server.xml). The inbox makes it
- * exactly-once per event and acknowledges the offset only after the invoice committed (R5.5).
+ * The "invoicing" service, fed from Kafka through the outbox's own poll loop ({@link KafkaInbox}), which rides
+ * out broker outages: topic {@code example.invoicing.topic} (default {@code outbox.Order}) as consumer group
+ * {@code example.invoicing.group} (default {@code invoicing}). The inbox makes it exactly-once per event and
+ * the offset is committed only after the invoice committed (R5.5).
  */
 @ApplicationScoped
 public class InvoicingConsumer {
@@ -19,13 +21,21 @@ public class InvoicingConsumer {
     public static final String CONSUMER = "invoicing";
 
     @Inject
-    ReactiveInbox inbox;
+    KafkaInbox kafkaInbox;
 
     @Inject
     Invoicing invoicing;
 
-    @Incoming("order-events")
-    public CompletionStage<Void> onOrderEvent(Message<String> message) {
-        return inbox.process(CONSUMER, message, invoicing::apply);
+    @Inject
+    @ConfigProperty(name = "example.invoicing.topic", defaultValue = "outbox.Order")
+    String topic;
+
+    @Inject
+    @ConfigProperty(name = "example.invoicing.group", defaultValue = "invoicing")
+    String group;
+
+    /** After the example's tables exist (ExampleSchema observes Startup at the default priority). */
+    void start(@Observes @Priority(Interceptor.Priority.APPLICATION + 1000) Startup startup) {
+        kafkaInbox.subscribe(CONSUMER, group, topic, invoicing::apply);
     }
 }

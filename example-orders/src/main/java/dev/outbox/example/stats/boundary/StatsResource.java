@@ -13,7 +13,8 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 
 /**
- * {@code GET /api/stats}: counts of orders, outbox states, shipments, invoices and absorbed duplicates.
+ * {@code GET /api/stats}: counts of orders, outbox states, shipments, invoices, loyalty awards and absorbed
+ * duplicates.
  */
 @Path("stats")
 @Produces(MediaType.APPLICATION_JSON)
@@ -38,6 +39,7 @@ public class StatsResource {
                 .add("invoices", count("SELECT COUNT(i) FROM Invoice i"))
                 .add("invoicesSettled", count("SELECT COUNT(i) FROM Invoice i WHERE i.status = 'SETTLED'"))
                 .add("invoiceEntries", count("SELECT COUNT(e) FROM InvoiceEntry e"))
+                .add("loyaltyAwards", count("SELECT COUNT(l) FROM LoyaltyPoints l"))
                 .add("duplicatesAbsorbed", counts.duplicatesAbsorbed())
                 .build();
     }

@@ -1,4 +1,4 @@
-package dev.outbox.inbox.reactive;
+package dev.outbox.inbox.kafka;
 
 import dev.outbox.event.EventId;
 

@@ -1,4 +1,4 @@
-package dev.outbox.inbox.reactive;
+package dev.outbox.inbox.kafka;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
