@@ -151,6 +151,15 @@ public class Publisher {
         return settings == null ? java.time.Duration.ofSeconds(1) : settings.interval();
     }
 
+    /** Where an event would be sent now, one entry per transport of its route (a replay's dry run shows it). */
+    public List<String> destinationsOf(dev.outbox.event.OutboxEvent event) {
+        Routes current = routes;
+        if (current == null) {
+            return List.of("none on this server (outbox.publisher.enabled=false)");
+        }
+        return current.of(event.eventType()).stream().map(t -> t.destinationOf(event)).toList();
+    }
+
     /** Whether this instance publishes at all ({@code outbox.publisher.enabled} and a transport). */
     public boolean active() {
         return routes != null && !stopped;

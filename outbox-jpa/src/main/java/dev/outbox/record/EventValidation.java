@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * The rules an event must meet before it is written. All events of one call are checked before any is
  * written, so a rejected event leaves no half-written batch.
  */
-final class EventValidation {
+public final class EventValidation {
 
     /** Type names: a letter, then letters, digits, '.', '_' or '-'; at most 100 characters. */
     static final Pattern TYPE_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9._-]{0,99}");
@@ -25,7 +25,7 @@ final class EventValidation {
 
     private final int maxPayloadBytes;
 
-    EventValidation(int maxPayloadBytes) {
+    public EventValidation(int maxPayloadBytes) {
         this.maxPayloadBytes = maxPayloadBytes;
     }
 
@@ -50,7 +50,8 @@ final class EventValidation {
         }
     }
 
-    void check(OutboxEvent event) {
+    /** Checks one event; an operator's repaired body goes through the same rules as a recorded one (R6.6). */
+    public void check(OutboxEvent event) {
         String where = event.describe();
         typeName("aggregateType", event.aggregateType(), where);
         if (event.aggregateId() == null || event.aggregateId().isBlank()) {

@@ -62,6 +62,75 @@ public interface Dialect {
     String DELETE_PROCESSED_BATCH = "DELETE FROM processed_event WHERE (consumer, event_id) IN (SELECT consumer,"
             + " event_id FROM processed_event WHERE retain_until < ? ORDER BY retain_until FETCH FIRST ? ROWS ONLY)";
 
+    // Operations: parked-event repair (R6.6), replay (R9.2-R9.4) and their audit trail. Admin actions, not hot
+    // paths: plain SQL that both databases run as it is.
+
+    /** One stored event, whole, for an operator: {@link #EVENT_COLUMNS} order. */
+    String EVENT_COLUMNS = "event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
+            + " payload, payload_ref, created_at, state, attempts, last_error_class, delivered_at, broker_message_id";
+
+    String EVENT_BY_ID = "SELECT " + EVENT_COLUMNS + " FROM outbox_event WHERE event_id = ?";
+
+    /** R6.6: parked rows oldest first, on the parked-rows index; the payload is fetched per event, not listed. */
+    String PARKED_PAGE = "SELECT event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
+            + " NULL, payload_ref, created_at, state, attempts, last_error_class, delivered_at, broker_message_id"
+            + " FROM outbox_event WHERE state = 'PARKED' ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
+
+    /** R6.6: a repair changes the body and schema version of a parked row only; its event id stays. */
+    String FIX_PARKED = "UPDATE outbox_event SET payload = ?, payload_ref = ?, schema_version = ?"
+            + " WHERE event_id = ? AND state = 'PARKED'";
+
+    /** R6.6: back to pending with the same event id; attempts and the last error class stay as evidence. */
+    String RESUME_PARKED = "UPDATE outbox_event SET state = 'PENDING', next_attempt_at = ?, claimed_by = NULL,"
+            + " lease_until = NULL WHERE event_id = ? AND state = 'PARKED'";
+
+    /**
+     * R9.2: delivered events recorded in [from, to), optionally of one type, oldest first. A time-range replay is
+     * a rare admin action: it may scan the table rather than cost every business insert another index.
+     */
+    String REPLAY_RANGE = "SELECT event_id, aggregate_type, event_type, state FROM outbox_event WHERE state = 'DELIVERED' AND created_at >= ?"
+            + " AND created_at < ? AND (CAST(? AS VARCHAR(100)) IS NULL OR event_type = ?)"
+            + " ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
+
+    /** R9.3: the same row, the same event id, sent again; staggered next_attempt_at is the rate limit (R9.4). */
+    String REPLAY_ONE = "UPDATE outbox_event SET state = 'PENDING', next_attempt_at = ?, claimed_by = NULL,"
+            + " lease_until = NULL WHERE event_id = ? AND state = 'DELIVERED'";
+
+    /**
+     * Which consumers already applied some events, where their inboxes share this database (a replay's dry run
+     * shows them): one statement over an IN list of {@code count} ids.
+     */
+    static String consumersOf(int count) {
+        return "SELECT consumer, COUNT(*) FROM processed_event WHERE event_id IN (" + placeholders(count)
+                + ") GROUP BY consumer ORDER BY consumer";
+    }
+
+    /** External side effects recorded for some events (R5.4): a replay's dry run warns about them. */
+    static String sideEffectsOf(int count) {
+        return "SELECT consumer, effect, state, COUNT(*) FROM side_effect WHERE event_id IN (" + placeholders(count)
+                + ") GROUP BY consumer, effect, state ORDER BY consumer, effect, state";
+    }
+
+    private static String placeholders(int count) {
+        return String.join(", ", java.util.Collections.nCopies(count, "?"));
+    }
+
+    String AUDIT_INSERT = "INSERT INTO outbox_audit (audit_id, at, actor, action, event_id, request_id, detail)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?)";
+
+    String AUDIT_RECENT = "SELECT audit_id, at, actor, action, event_id, request_id, detail FROM outbox_audit"
+            + " WHERE (CAST(? AS UUID) IS NULL OR event_id = ?) ORDER BY at DESC, audit_id FETCH FIRST ? ROWS ONLY";
+
+    String REPLAY_REQUEST_INSERT = "INSERT INTO outbox_replay_request (request_id, requested_at, requested_by, reason,"
+            + " selection, event_count, state) VALUES (?, ?, ?, ?, ?, ?, 'AWAITING_APPROVAL')";
+
+    String REPLAY_REQUEST_BY_ID = "SELECT request_id, requested_at, requested_by, reason, selection, event_count,"
+            + " state, decided_by, decided_at FROM outbox_replay_request WHERE request_id = ?";
+
+    /** Decides a waiting request once: a second approval of the same request changes nothing. */
+    String REPLAY_REQUEST_DECIDE = "UPDATE outbox_replay_request SET state = ?, decided_by = ?, decided_at = ?"
+            + " WHERE request_id = ? AND state = 'AWAITING_APPROVAL'";
+
     /** The short name used in settings and in the script folder: {@code h2} or {@code postgresql}. */
     String name();
 
@@ -69,7 +138,8 @@ public interface Dialect {
     default List<String> schemaScripts() {
         String folder = "META-INF/outbox/sql/" + name() + "/";
         return List.of(folder + "V1__outbox_event_and_processed_event.sql",
-                folder + "V2__inbox_versions_and_side_effects.sql");
+                folder + "V2__inbox_versions_and_side_effects.sql",
+                folder + "V3__audit_and_replay_requests.sql");
     }
 
     /**

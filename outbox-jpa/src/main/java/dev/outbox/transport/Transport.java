@@ -1,5 +1,7 @@
 package dev.outbox.transport;
 
+import dev.outbox.event.OutboxEvent;
+
 import java.util.List;
 
 /**
@@ -19,4 +21,12 @@ public interface Transport {
      * of the whole batch is one failure result per event.
      */
     List<SendResult> send(List<OutboundEvent> events);
+
+    /**
+     * Where this transport would send the event, for people: a replay's dry run shows it (R9.2). The JMS
+     * transport names the destination's JNDI name, the Kafka transport the topic.
+     */
+    default String destinationOf(OutboxEvent event) {
+        return name();
+    }
 }

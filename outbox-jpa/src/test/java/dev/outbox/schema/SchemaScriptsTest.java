@@ -65,6 +65,8 @@ class SchemaScriptsTest {
         assertTrue(SqlScript.tableExists(connection, "outbox_event"));
         assertTrue(SqlScript.tableExists(connection, "processed_event"));
         assertTrue(SqlScript.tableExists(connection, "side_effect"));
+        assertTrue(SqlScript.tableExists(connection, "outbox_audit"));
+        assertTrue(SqlScript.tableExists(connection, "outbox_replay_request"));
         for (String script : new H2Dialect().schemaScripts()) {
             SqlScript.load(script, getClass().getClassLoader()).run(connection);
         }

@@ -84,6 +84,22 @@ public final class ExampleService {
         return send(HttpRequest.newBuilder(base.resolve("api/stats")).GET());
     }
 
+    /**
+     * A call to the admin API ({@code outbox-admin/api/<path>}) as one person, with HTTP Basic; a null user
+     * sends no credentials at all.
+     */
+    public Reply admin(String user, String password, String method, String path, String jsonBody) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve("outbox-admin/api/" + path))
+                .header("Content-Type", "application/json")
+                .method(method, jsonBody == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(jsonBody));
+        if (user != null) {
+            request.header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                    (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        return send(request);
+    }
+
     private Reply post(String path, String body, String drill) {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
                 .header("Content-Type", "application/json")

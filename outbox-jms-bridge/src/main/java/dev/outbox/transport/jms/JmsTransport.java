@@ -98,6 +98,17 @@ public class JmsTransport implements Transport {
         return results;
     }
 
+    @Override
+    public String destinationOf(OutboxEvent event) {
+        return "jms:" + destinationName(event);
+    }
+
+    private String destinationName(OutboxEvent event) {
+        return config.getOptionalValue("outbox.jms.destination." + event.eventType(), String.class)
+                .or(() -> config.getOptionalValue("outbox.jms.destination", String.class))
+                .orElse(DEFAULT_DESTINATION);
+    }
+
     private SendResult sendOne(JMSContext context, JMSProducer producer, OutboundEvent outbound) {
         OutboxEvent event = outbound.event();
         String body = event.payload() == null ? "" : event.payload();
@@ -107,9 +118,7 @@ public class JmsTransport implements Transport {
             return new SendResult.PermanentFailure("MessageTooLarge");
         }
         // Read per send, not cached: an operator can re-point a destination in server.xml while the server runs.
-        String destinationName = config.getOptionalValue("outbox.jms.destination." + event.eventType(), String.class)
-                .or(() -> config.getOptionalValue("outbox.jms.destination", String.class))
-                .orElse(DEFAULT_DESTINATION);
+        String destinationName = destinationName(event);
         Destination destination;
         try {
             destination = destinations.computeIfAbsent(destinationName, JmsTransport::lookup);

@@ -54,6 +54,11 @@ public class KafkaTransport implements Transport {
         topics = new KafkaTopics(name -> config.getOptionalValue(name, String.class));
     }
 
+    @Override
+    public String destinationOf(OutboxEvent event) {
+        return "kafka:" + topics.topicFor(event);
+    }
+
     @PreDestroy
     void close() {
         Producer<String, String> open = producer;

@@ -1,0 +1,246 @@
+package dev.outbox.it.ops;
+
+import dev.outbox.it.support.ExampleService;
+import dev.outbox.it.support.ExampleService.Reply;
+import dev.outbox.it.support.OutboxDatabase;
+import dev.outbox.it.support.OutboxDatabase.StoredEvent;
+import dev.outbox.it.support.ServerLogOnFailure;
+import dev.outbox.it.support.Settings;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.File;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import static dev.outbox.it.support.Eventually.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The operators' API on the real server, on H2 and on PostgreSQL: parked-event repair (R6.6), replay
+ * (R9.2-R9.4), the audit trail and the roles that guard them. The example's people are {@code operator},
+ * {@code approver} and {@code lead} (both roles); this server needs a second approver above 2 events and
+ * re-sends replayed events 4 a second (itests/src/test/liberty/itests.xml).
+ */
+@ExtendWith({ArquillianExtension.class, ServerLogOnFailure.class})
+class AdminIT {
+
+    private static final Duration SOON = Duration.ofSeconds(20);
+    private static final String OPERATOR = "operator";
+    private static final String APPROVER = "approver";
+    private static final String LEAD = "lead";
+
+    private final ExampleService service = ExampleService.fromSystemProperties();
+    private final OutboxDatabase db = OutboxDatabase.fromSystemProperties();
+
+    @Deployment(testable = false)
+    static EnterpriseArchive exampleEar() {
+        return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(Settings.required("it.ear")));
+    }
+
+    private Reply as(String user, String method, String path, JsonObject body) {
+        return service.admin(user, user + "-password", method, path, body == null ? null : body.toString());
+    }
+
+    @Test
+    void everyAdminCallNeedsALoginAndTheRoleForItsAction() {
+        assertEquals(401, service.admin(null, null, "GET", "parked", null).status(), "no login");
+        assertEquals(401, service.admin(OPERATOR, "not-the-password", "GET", "parked", null).status(), "wrong password");
+        assertEquals(200, as(OPERATOR, "GET", "parked", null).status(), "an operator lists parked events");
+        assertEquals(200, as(APPROVER, "GET", "audit", null).status(), "an approver reads the audit trail");
+        String anyId = UUID.randomUUID().toString();
+        JsonObject resume = Json.createObjectBuilder().add("reason", "try").build();
+        assertEquals(403, as(APPROVER, "POST", "parked/" + anyId + "/resume", resume).status(),
+                "an approver does not repair");
+        assertEquals(403, as(OPERATOR, "POST", "replays/" + anyId + "/approve", null).status(),
+                "an operator does not approve replays");
+        assertEquals(403, as(APPROVER, "POST", "replays", Json.createObjectBuilder()
+                        .add("eventIds", Json.createArrayBuilder().add(anyId)).add("dryRun", false).add("reason", "x")
+                        .build()).status(), "an approver previews but does not request replays");
+        assertEquals(404, as(OPERATOR, "POST", "parked/" + anyId + "/resume", resume).status(), "unknown event");
+        Reply badId = as(OPERATOR, "GET", "events/not-a-uuid", null);
+        assertEquals(400, badId.status());
+        assertTrue(badId.error().contains("eventId"), "the error names the field: " + badId);
+    }
+
+    @Test
+    void aParkedEventIsRepairedAndResumedWithItsOwnIdAndEveryStepIsAudited() {
+        // A 3000-byte note parks OrderPlaced on this server's 2000-byte JMS limit; OrderPaid waits behind it.
+        String secret = "SECRET-" + UUID.randomUUID();
+        Reply big = service.placeOrderRaw("{\"customerId\":\"repair-" + UUID.randomUUID() + "\",\"amount\":4,"
+                + "\"note\":\"" + secret + "n".repeat(3000) + "\"}", null);
+        assertEquals(201, big.status(), big.toString());
+        assertEquals(200, service.pay(big.orderId(), 1).status());
+        StoredEvent parked = await(SOON, "OrderPlaced parked", () -> db.eventsOf(big.orderId()).get(0),
+                e -> e.state().equals("PARKED"));
+        String id = parked.eventId().toString();
+
+        JsonObject listed = as(OPERATOR, "GET", "parked?limit=1000", null).body().getJsonArray("parked").stream()
+                .map(v -> v.asJsonObject()).filter(e -> e.getString("eventId").equals(id)).findFirst().orElseThrow();
+        assertEquals("MessageTooLarge", listed.getString("lastErrorClass"), "the list says why it parked");
+        assertFalse(listed.containsKey("payload"), "lists carry no bodies");
+        assertTrue(as(OPERATOR, "GET", "events/" + id, null).body().getString("payload").contains(secret),
+                "the operator sees the body to repair it");
+
+        Reply notAnObject = as(OPERATOR, "PUT", "parked/" + id, Json.createObjectBuilder()
+                .add("payload", Json.createArrayBuilder().add(1)).add("schemaVersion", 2).add("reason", "shorten").build());
+        assertEquals(400, notAnObject.status(), notAnObject.toString());
+        assertTrue(notAnObject.error().contains("payload"), "the refusal names the field: " + notAnObject);
+        assertEquals(parked.payload(), db.eventsOf(big.orderId()).get(0).payload(), "a refused repair changes nothing");
+        assertEquals(400, as(OPERATOR, "POST", "parked/" + id + "/resume", Json.createObjectBuilder().build()).status(),
+                "a resume without a reason is refused");
+
+        JsonObject shortBody = Json.createObjectBuilder().add("orderId", big.orderId()).add("customerId", "repaired")
+                .add("amount", 4).add("note", "shortened by the operator").build();
+        Reply fixed = as(OPERATOR, "PUT", "parked/" + id, Json.createObjectBuilder().add("payload", shortBody)
+                .add("schemaVersion", 2).add("reason", "note shortened to fit the broker").build());
+        assertEquals(200, fixed.status(), fixed.toString());
+        assertEquals("PARKED", fixed.body().getString("state"), "a repair alone sends nothing");
+        assertEquals(2, fixed.body().getInt("schemaVersion"));
+
+        Reply resumed = as(OPERATOR, "POST", "parked/" + id + "/resume", Json.createObjectBuilder()
+                .add("reason", "body repaired").build());
+        assertEquals(200, resumed.status(), resumed.toString());
+        List<StoredEvent> delivered = await(SOON, "the repaired event and the OrderPaid behind it delivered",
+                () -> db.eventsOf(big.orderId()), events -> events.stream().allMatch(e -> e.state().equals("DELIVERED")));
+        assertEquals(parked.eventId(), delivered.get(0).eventId(), "resumed with the same event id (R6.6)");
+        assertEquals(2, delivered.get(0).attempts(), "the attempt that parked it stays counted");
+        await(SOON, "the repaired order shipped", () -> db.countWhere("shipment", "order_id", big.orderId()), n -> n == 1);
+        assertEquals(409, as(OPERATOR, "POST", "parked/" + id + "/resume", Json.createObjectBuilder()
+                .add("reason", "again").build()).status(), "only a parked event can be resumed");
+
+        List<JsonObject> trail = as(APPROVER, "GET", "audit?eventId=" + id, null).body().getJsonArray("entries")
+                .stream().map(v -> v.asJsonObject()).toList();
+        assertEquals(List.of("PARKED_RESUMED", "PARKED_FIXED"), trail.stream().map(e -> e.getString("action")).toList(),
+                "each change audited, newest first");
+        assertTrue(trail.stream().allMatch(e -> e.getString("actor").equals(OPERATOR)), "who: " + trail);
+        assertTrue(trail.get(1).getString("detail").contains("MessageTooLarge"), "the evidence stays: " + trail.get(1));
+        assertFalse(trail.toString().contains(secret), "the audit trail holds no payload");
+    }
+
+    @Test
+    void aReplayIsADryRunUnlessToldOtherwiseAndKeepsTheEventId() {
+        String order = placeAndPay("replay-" + UUID.randomUUID());
+        StoredEvent paid = db.eventsOf(order).get(1);
+        JsonObject selection = Json.createObjectBuilder()
+                .add("eventIds", Json.createArrayBuilder().add(paid.eventId().toString())).build();
+
+        Reply dryRun = as(OPERATOR, "POST", "replays", selection);
+        assertEquals(200, dryRun.status(), dryRun.toString());
+        assertTrue(dryRun.body().getBoolean("dryRun"));
+        assertEquals(1, dryRun.body().getInt("events"));
+        assertEquals(1, dryRun.body().getJsonObject("byEventType").getInt("OrderPaid"));
+        assertEquals(1, dryRun.body().getJsonObject("destinations").getInt("jms:java:app/jms/OutboxEvents"));
+        assertEquals(1, dryRun.body().getJsonObject("consumers").getInt("shipping"), "who already applied it");
+        assertEquals(0, duplicatesOf(paid.eventId()), "a dry run sends nothing");
+        assertEquals("DELIVERED", db.eventsOf(order).get(1).state());
+
+        Reply run = as(OPERATOR, "POST", "replays", Json.createObjectBuilder(selection).add("dryRun", false)
+                .add("reason", "shipping asked for it again").build());
+        assertEquals(201, run.status(), run.toString());
+        assertEquals("EXECUTED", run.body().getString("state"));
+        assertEquals(1, run.body().getInt("replayed"));
+        await(SOON, "the replayed OrderPaid absorbed by the shipping inbox", () -> duplicatesOf(paid.eventId()),
+                n -> n == 1);
+        assertEquals(paid.eventId(), db.eventsOf(order).get(1).eventId(), "the original event id (R9.3)");
+        assertEquals("DELIVERED", db.eventsOf(order).get(1).state());
+        assertEquals(1, db.countWhere("shipment", "order_id", order), "still one shipment");
+        assertTrue(as(OPERATOR, "GET", "audit?eventId=" + paid.eventId(), null).body().getJsonArray("entries")
+                .stream().anyMatch(e -> e.asJsonObject().getString("action").equals("REPLAYED")), "the replay is audited");
+
+        Reply parkedOne = as(OPERATOR, "POST", "replays", Json.createObjectBuilder()
+                .add("eventIds", Json.createArrayBuilder().add(UUID.randomUUID().toString())).add("dryRun", false)
+                .add("reason", "x").build());
+        assertEquals(400, parkedOne.status(), "a selection without a delivered event is refused: " + parkedOne);
+    }
+
+    @Test
+    void aReplayAboveTheThresholdWaitsForASecondDifferentApproverAndIsRateLimited() throws Exception {
+        OffsetDateTime from = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MILLIS);
+        List<String> orders = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            orders.add(placeAndPay("bulk-" + UUID.randomUUID()));
+        }
+        OffsetDateTime to = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.MILLIS);
+        List<UUID> placed = orders.stream().map(o -> db.eventsOf(o).get(0).eventId()).toList();
+        JsonObject range = Json.createObjectBuilder().add("from", from.toString()).add("to", to.toString())
+                .add("eventType", "OrderPlaced").build();
+
+        JsonObject preview = as(LEAD, "POST", "replays", range).body();
+        assertEquals(3, preview.getInt("events"), "the range holds this test's three OrderPlaced: " + preview);
+        assertTrue(preview.getBoolean("approvalRequired"));
+
+        Reply requested = as(LEAD, "POST", "replays", Json.createObjectBuilder(range).add("dryRun", false)
+                .add("reason", "rebuild the shipping read model").build());
+        assertEquals(202, requested.status(), requested.toString());
+        assertEquals("AWAITING_APPROVAL", requested.body().getString("state"));
+        String request = requested.body().getString("requestId");
+        Thread.sleep(1000);
+        assertEquals(0, placed.stream().mapToLong(this::duplicatesOf).sum(), "nothing is sent before the approval");
+
+        Reply own = as(LEAD, "POST", "replays/" + request + "/approve", null);
+        assertEquals(403, own.status(), "the requester cannot approve their own replay: " + own);
+        assertTrue(own.error().contains("second, different person"), own.toString());
+        assertEquals(403, as(OPERATOR, "POST", "replays/" + request + "/approve", null).status(),
+                "an operator without the approver role cannot approve");
+
+        Reply approved = as(APPROVER, "POST", "replays/" + request + "/approve", null);
+        assertEquals(200, approved.status(), approved.toString());
+        assertEquals("EXECUTED", approved.body().getString("state"));
+        assertEquals(APPROVER, approved.body().getString("decidedBy"));
+        assertEquals(3, approved.body().getInt("replayed"));
+        for (UUID id : placed) {
+            await(SOON, "replayed " + id + " absorbed", () -> duplicatesOf(id), n -> n == 1);
+        }
+        assertEquals(409, as(APPROVER, "POST", "replays/" + request + "/approve", null).status(),
+                "a decided replay is never run twice");
+        // R9.4: at 4 a second, the third re-send comes due half a second after the first.
+        List<Object> confirmed = db.rows("SELECT MIN(delivered_at), MAX(delivered_at) FROM outbox_event WHERE event_id IN ('"
+                + placed.get(0) + "', '" + placed.get(1) + "', '" + placed.get(2) + "')").get(0);
+        long spreadMillis = Duration.between(asTime(confirmed.get(0)), asTime(confirmed.get(1))).toMillis();
+        assertTrue(spreadMillis >= 400, "the rate limit spread the re-sends over at least 0.4 s, not " + spreadMillis + " ms");
+        for (String order : orders) {
+            assertEquals(1, db.countWhere("shipment", "order_id", order), "one shipment for " + order);
+        }
+    }
+
+    private static java.time.Instant asTime(Object value) {
+        if (value instanceof OffsetDateTime time) {
+            return time.toInstant();
+        }
+        if (value instanceof java.sql.Timestamp time) {
+            return time.toInstant();
+        }
+        return OffsetDateTime.parse(value.toString().replace(' ', 'T')).toInstant();
+    }
+
+    private String placeAndPay(String customer) {
+        Reply placed = service.placeOrder(customer, new BigDecimal("3"));
+        assertEquals(201, placed.status(), placed.toString());
+        assertEquals(200, service.pay(placed.orderId(), 1).status());
+        await(SOON, "order " + placed.orderId() + " shipped", () -> db.countWhere("shipment", "order_id",
+                placed.orderId()), n -> n == 1);
+        await(SOON, "events of " + placed.orderId() + " delivered", () -> db.eventsOf(placed.orderId()),
+                events -> events.stream().allMatch(e -> e.state().equals("DELIVERED")));
+        return placed.orderId();
+    }
+
+    private long duplicatesOf(UUID eventId) {
+        return ((Number) db.rows("SELECT COALESCE(SUM(duplicates), 0) FROM processed_event WHERE consumer = 'shipping'"
+                + " AND event_id = '" + eventId + "'").get(0).get(0)).longValue();
+    }
+}

@@ -1,0 +1,14 @@
+package dev.outbox.admin;
+
+/** The two roles of the admin API; the server maps them to its users or groups. */
+public final class Roles {
+
+    /** Lists, shows, repairs and resumes parked events; previews and requests replays. */
+    public static final String OPERATOR = "outbox-operator";
+
+    /** Approves or rejects a replay someone else requested (R9.4). */
+    public static final String APPROVER = "outbox-approver";
+
+    private Roles() {
+    }
+}
