@@ -1,5 +1,6 @@
 package dev.outbox.publish;
 
+import dev.outbox.ops.metrics.OutboxMetrics;
 import dev.outbox.record.OutboxCommitted;
 import dev.outbox.schema.ClaimRequest;
 import dev.outbox.transport.OutboundEvent;
@@ -63,6 +64,9 @@ public class Publisher {
 
     @Inject
     ConfirmStep confirms;
+
+    @Inject
+    OutboxMetrics metrics;
 
     @Inject
     @Any
@@ -165,6 +169,30 @@ public class Publisher {
         return routes != null && !stopped;
     }
 
+    /**
+     * Sends the batch, except its shadow events (R8.3): the application's old path sends those, so each gets a
+     * report of what would have been sent and counts as delivered by that path. Results in the batch's order.
+     */
+    private List<SendResult> sendOrShadow(List<OutboundEvent> claimed) {
+        List<OutboundEvent> real = claimed.stream().filter(e -> !e.shadow()).toList();
+        if (real.size() == claimed.size()) {
+            return routes.send(claimed);
+        }
+        java.util.Iterator<SendResult> sent = (real.isEmpty() ? List.<SendResult>of() : routes.send(real)).iterator();
+        List<SendResult> results = new ArrayList<>(claimed.size());
+        for (OutboundEvent event : claimed) {
+            if (event.shadow()) {
+                List<String> destinations = destinationsOf(event.event());
+                LOG.info(() -> "shadow: would send " + event.describe() + " to " + destinations
+                        + "; the old path sends it (outbox.publisher.mode)");
+                results.add(new SendResult.Delivered("shadow:" + String.join("+", destinations), null, null));
+            } else {
+                results.add(sent.hasNext() ? sent.next() : new SendResult.UnknownOutcome("TransportReturnedTooFewResults"));
+            }
+        }
+        return results;
+    }
+
     private void drain() {
         for (int batch = 0; batch < settings.maxBatchesPerRun() && !stopped; batch++) {
             OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
@@ -175,13 +203,15 @@ public class Publisher {
             }
             Failpoint.AFTER_CLAIM_BEFORE_SEND.reach();
             // R4.2: the claim has committed; nothing is locked while the broker works.
-            List<SendResult> results = routes.send(claimed);
+            List<SendResult> results = sendOrShadow(claimed);
             Failpoint.AFTER_SEND_BEFORE_CONFIRM.reach();
             List<Outcome> outcomes = new ArrayList<>(claimed.size());
             for (int i = 0; i < claimed.size(); i++) {
                 SendResult result = i < results.size() ? results.get(i)
                         : new SendResult.UnknownOutcome("TransportReturnedTooFewResults");
                 outcomes.add(new Outcome(claimed.get(i), result));
+                String eventType = claimed.get(i).event().eventType();
+                metrics.sent(eventType, claimed.get(i).shadow() ? "shadow" : routes.namesOf(eventType), result);
             }
             confirms.record(settings.claimerId(), outcomes, settings.backoff(), settings);
             Failpoint.AFTER_CONFIRM.reach();

@@ -66,6 +66,11 @@ final class Routes {
         return byType.getOrDefault(eventType, byDefault);
     }
 
+    /** The transports of one event type's route, as metrics tag it: {@code jms}, {@code kafka}, {@code jms+kafka}. */
+    String namesOf(String eventType) {
+        return names(of(eventType));
+    }
+
     /** For the start-up log line: the default and every per-type route. */
     String describe() {
         StringBuilder text = new StringBuilder(names(byDefault));

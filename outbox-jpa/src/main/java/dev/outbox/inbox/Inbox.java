@@ -7,6 +7,7 @@ import dev.outbox.schema.Dialect;
 import dev.outbox.schema.OutboxDataSource;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
 import jakarta.transaction.Status;
 import jakarta.transaction.TransactionSynchronizationRegistry;
@@ -45,6 +46,9 @@ public class Inbox {
     @Resource
     TransactionSynchronizationRegistry transactions;
 
+    @Inject
+    Event<InboxReceived> received;
+
     private final Map<EventId, Instant> heldSince = new ConcurrentHashMap<>();
 
     /** What the inbox decided for one delivery. */
@@ -60,6 +64,14 @@ public class Inbox {
     }
 
     public Receipt receive(String consumer, EventId eventId, String aggregateType, String aggregateId,
+                           Long aggregateVersion) {
+        Receipt receipt = decide(consumer, eventId, aggregateType, aggregateId, aggregateVersion);
+        // R6.1: duplicate hit rate and publish-to-consume latency, counted in memory by whoever observes it.
+        received.fire(new InboxReceived(consumer, eventId, receipt));
+        return receipt;
+    }
+
+    private Receipt decide(String consumer, EventId eventId, String aggregateType, String aggregateId,
                            Long aggregateVersion) {
         if (transactions.getTransactionStatus() != Status.STATUS_ACTIVE) {
             // Outside a transaction the mark and the change could not commit together (R5.3).

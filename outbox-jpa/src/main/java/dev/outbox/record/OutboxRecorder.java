@@ -62,6 +62,9 @@ public class OutboxRecorder {
     OutboxSettings settings;
 
     @Inject
+    PublishingProtocol protocol;
+
+    @Inject
     Event<OutboxCommitted> committed;
 
     /** Records one event; returns its id, made now and never replaced (R2.2). */
@@ -88,7 +91,8 @@ public class OutboxRecorder {
         for (OutboxEvent event : events) {
             EventId id = EventId.next();
             ids.add(id);
-            rows.add(OutboxEventRow.pending(id, event, now));
+            // R8.3: the protocol is bound per event when it is recorded, so a switch-over never sends it twice.
+            rows.add(OutboxEventRow.pending(id, event, now, !protocol.outboxPublishes(event.eventType())));
         }
         PendingEvents pending = pending();
         pending.recorded(ids);

@@ -26,7 +26,7 @@ public interface Dialect {
 
     /** The columns a claim returns, in {@link #readClaimed} order. */
     String CLAIMED_COLUMNS = "event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
-            + " payload, payload_ref, created_at, attempts, lease_version";
+            + " payload, payload_ref, created_at, attempts, lease_version, publish_mode";
 
     /** R4.2: confirm only while the claim is ours: same claimer, same lease version, still pending. */
     String CLAIM_STILL_OURS = " WHERE event_id = ? AND claimed_by = ? AND lease_version = ? AND state = 'PENDING'";
@@ -62,6 +62,16 @@ public interface Dialect {
     String DELETE_PROCESSED_BATCH = "DELETE FROM processed_event WHERE (consumer, event_id) IN (SELECT consumer,"
             + " event_id FROM processed_event WHERE retain_until < ? ORDER BY retain_until FETCH FIRST ? ROWS ONLY)";
 
+    /**
+     * R6.1, R6.2: the backlog per event type and last error class (null: not failed yet), with its oldest
+     * event. Reads pending rows only, on the pending-rows index: never the delivered history.
+     */
+    String PENDING_BY_TYPE = "SELECT event_type, last_error_class, COUNT(*), MIN(created_at) FROM outbox_event"
+            + " WHERE state = 'PENDING' GROUP BY event_type, last_error_class";
+
+    /** Parked rows per event type, on the parked-rows index. */
+    String PARKED_BY_TYPE = "SELECT event_type, COUNT(*) FROM outbox_event WHERE state = 'PARKED' GROUP BY event_type";
+
     // Operations: parked-event repair (R6.6), replay (R9.2-R9.4) and their audit trail. Admin actions, not hot
     // paths: plain SQL that both databases run as it is.
 
@@ -92,9 +102,12 @@ public interface Dialect {
             + " AND created_at < ? AND (CAST(? AS VARCHAR(100)) IS NULL OR event_type = ?)"
             + " ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
 
-    /** R9.3: the same row, the same event id, sent again; staggered next_attempt_at is the rate limit (R9.4). */
+    /**
+     * R9.3: the same row, the same event id, sent again; staggered next_attempt_at is the rate limit (R9.4). An
+     * operator's replay is a real send, also of an event that was only shadowed while its old path sent it.
+     */
     String REPLAY_ONE = "UPDATE outbox_event SET state = 'PENDING', next_attempt_at = ?, claimed_by = NULL,"
-            + " lease_until = NULL WHERE event_id = ? AND state = 'DELIVERED'";
+            + " lease_until = NULL, publish_mode = 'PUBLISH' WHERE event_id = ? AND state = 'DELIVERED'";
 
     /**
      * Which consumers already applied some events, where their inboxes share this database (a replay's dry run
@@ -220,7 +233,8 @@ public interface Dialect {
             OutboxEvent event = new OutboxEvent(rs.getString(2), rs.getString(3), rs.getLong(4), rs.getString(5),
                     rs.getInt(6), rs.getString(7), reference == null ? null : URI.create(reference));
             claimed.add(new OutboundEvent(new EventId(rs.getObject(1, UUID.class)), event,
-                    rs.getObject(9, OffsetDateTime.class), rs.getInt(10), rs.getLong(11)));
+                    rs.getObject(9, OffsetDateTime.class), rs.getInt(10), rs.getLong(11),
+                    "SHADOW".equals(rs.getString(12))));
         }
         // RETURNING and a CAS loop hand rows back in no defined order; the transports keep the batch's order, so
         // put one aggregate's versions in order here (R9.1), also for independent types that share a batch.

@@ -86,12 +86,16 @@ public class OutboxEventRow {
     @Column(name = "broker_offset")
     private Long brokerOffset;
 
+    /** R8.3: PUBLISH, or SHADOW while the application's old path still sends this event type. */
+    @Column(name = "publish_mode", nullable = false, updatable = false, length = 16)
+    private String publishMode;
+
     protected OutboxEventRow() {
         // for JPA
     }
 
-    /** A new pending row, due at once. */
-    public static OutboxEventRow pending(EventId id, OutboxEvent event, OffsetDateTime now) {
+    /** A new pending row, due at once; {@code shadow} binds it to the old publishing path (R8.3). */
+    public static OutboxEventRow pending(EventId id, OutboxEvent event, OffsetDateTime now, boolean shadow) {
         OutboxEventRow row = new OutboxEventRow();
         row.eventId = id.value();
         row.aggregateType = event.aggregateType();
@@ -106,6 +110,7 @@ public class OutboxEventRow {
         row.attempts = 0;
         row.nextAttemptAt = now;
         row.leaseVersion = 0;
+        row.publishMode = shadow ? "SHADOW" : "PUBLISH";
         return row;
     }
 

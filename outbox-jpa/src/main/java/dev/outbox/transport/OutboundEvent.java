@@ -13,8 +13,16 @@ import java.time.OffsetDateTime;
  * @param createdAt    when the business transaction recorded it
  * @param attempt      the number of this delivery attempt, from 1
  * @param leaseVersion the fencing token of this claim; the confirm only counts while it is unchanged (R4.2)
+ * @param shadow       recorded while its event type was in shadow mode: the application's old path sends it, the
+ *                     publisher only reports what it would send and never hands it to a transport (R8.3)
  */
-public record OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion) {
+public record OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion,
+                            boolean shadow) {
+
+    /** An event the outbox publishes itself. */
+    public OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion) {
+        this(id, event, createdAt, attempt, leaseVersion, false);
+    }
 
     /** How logs name this event: ids, versions and attempts, never the payload (R6.3). */
     public String describe() {

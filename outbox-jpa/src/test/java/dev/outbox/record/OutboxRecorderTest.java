@@ -46,6 +46,12 @@ class OutboxRecorderTest {
         recorder = new OutboxRecorder();
         recorder.transactions = transaction;
         recorder.settings = new OutboxSettings(1000, false, "java:comp/DefaultDataSource", "auto", java.time.Duration.ofDays(30), java.time.Duration.ofSeconds(2));
+        recorder.protocol = new PublishingProtocol() {
+            @Override
+            public boolean outboxPublishes(String eventType) {
+                return true;
+            }
+        };
         recorder.entityManager = (EntityManager) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {EntityManager.class}, (proxy, method, args) -> {
                     entityManagerCalls.add(method.getName());

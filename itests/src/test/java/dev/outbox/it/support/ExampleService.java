@@ -80,6 +80,12 @@ public final class ExampleService {
         return send(HttpRequest.newBuilder(base.resolve(path)).GET());
     }
 
+    /** The application's MicroProfile Metrics in Prometheus text ({@code /metrics?scope=application}). */
+    public String metrics() {
+        return send(HttpRequest.newBuilder(base.resolve("metrics?scope=application")).header("Accept", "text/plain")
+                .GET()).raw();
+    }
+
     public Reply stats() {
         return send(HttpRequest.newBuilder(base.resolve("api/stats")).GET());
     }

@@ -36,3 +36,8 @@ CREATE TABLE IF NOT EXISTS outbox_replay_request (
     CONSTRAINT outbox_replay_request_pk PRIMARY KEY (request_id),
     CONSTRAINT outbox_replay_request_state_ck CHECK (state IN ('AWAITING_APPROVAL', 'EXECUTED', 'REJECTED'))
 );
+
+-- Shadow mode (R8.3): PUBLISH, or SHADOW when the event was recorded while its type's old publishing path
+-- still sent it; the publisher then only reports what it would send. Bound per event at record time, so a
+-- switch-over never sends one command's event by both paths. Rows of older versions are PUBLISH.
+ALTER TABLE outbox_event ADD COLUMN IF NOT EXISTS publish_mode VARCHAR(16) DEFAULT 'PUBLISH' NOT NULL;

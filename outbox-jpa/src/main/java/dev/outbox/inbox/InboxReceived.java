@@ -1,0 +1,10 @@
+package dev.outbox.inbox;
+
+import dev.outbox.event.EventId;
+
+/**
+ * Fired (synchronously, in the consumer's transaction) for every delivery the inbox decides on, whatever the
+ * transaction's outcome: the metrics count duplicates and measure publish-to-consume latency from it (R6.1).
+ */
+public record InboxReceived(String consumer, EventId eventId, Inbox.Receipt receipt) {
+}
