@@ -4,6 +4,7 @@ import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.OutboxDatabase.StoredEvent;
+import dev.outbox.it.support.ServerLog;
 import dev.outbox.it.support.ServerLogOnFailure;
 import dev.outbox.it.support.Settings;
 import jakarta.json.Json;
@@ -130,6 +131,7 @@ class AdminIT {
         assertTrue(trail.stream().allMatch(e -> e.getString("actor").equals(OPERATOR)), "who: " + trail);
         assertTrue(trail.get(1).getString("detail").contains("MessageTooLarge"), "the evidence stays: " + trail.get(1));
         assertFalse(trail.toString().contains(secret), "the audit trail holds no payload");
+        assertFalse(ServerLog.everything().contains(secret), "the repair never logged the payload (R6.3)");
     }
 
     @Test

@@ -78,12 +78,14 @@ public class OutboxMetrics {
         Config config = ConfigProvider.getConfig();
         refresh = Duration.ofMillis(new SettingReader(name -> config.getOptionalValue(name, String.class))
                 .integer("outbox.metrics.refresh-ms", 5000, 0, 3_600_000));
-        // The all-types series always exists, so the first scrape refreshes the backlog and adds the per-type ones.
+        // The all-types series always exists; a scrape refreshes the backlog and adds the types that appeared, which
+        // show from the next scrape on (the exporter has written the earlier families by then).
         registry.gauge(OLDEST, this, m -> m.backlog().oldestPendingAge().toMillis() / 1000.0, tag("event_type", ALL));
         registry.gauge(PENDING, this, m -> m.backlog().pending().values().stream().mapToLong(Long::longValue).sum(),
                 tag("event_type", ALL));
         registry.gauge(PARKED, this, m -> m.backlog().parked().values().stream().mapToLong(Long::longValue).sum(),
                 tag("event_type", ALL));
+        backlog(); // the types of a backlog that exists at start are in the first scrape already
     }
 
     /** The backlog, read again when older than the refresh interval. */
