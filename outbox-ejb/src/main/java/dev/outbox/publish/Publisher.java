@@ -1,5 +1,6 @@
 package dev.outbox.publish;
 
+import dev.outbox.event.OutboxEvent;
 import dev.outbox.ops.metrics.OutboxMetrics;
 import dev.outbox.record.OutboxCommitted;
 import dev.outbox.schema.ClaimRequest;
@@ -30,6 +31,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -156,7 +158,7 @@ public class Publisher {
     }
 
     /** Where an event would be sent now, one entry per transport of its route (a replay's dry run shows it). */
-    public List<String> destinationsOf(dev.outbox.event.OutboxEvent event) {
+    public List<String> destinationsOf(OutboxEvent event) {
         Routes current = routes;
         if (current == null) {
             return List.of("none on this server (outbox.publisher.enabled=false)");
@@ -178,7 +180,7 @@ public class Publisher {
         if (real.size() == claimed.size()) {
             return routes.send(claimed);
         }
-        java.util.Iterator<SendResult> sent = (real.isEmpty() ? List.<SendResult>of() : routes.send(real)).iterator();
+        Iterator<SendResult> sent = (real.isEmpty() ? List.<SendResult>of() : routes.send(real)).iterator();
         List<SendResult> results = new ArrayList<>(claimed.size());
         for (OutboundEvent event : claimed) {
             if (event.shadow()) {

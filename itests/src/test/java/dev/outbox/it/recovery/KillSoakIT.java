@@ -95,8 +95,18 @@ class KillSoakIT {
         await(Duration.ofSeconds(120), "nothing pending", () -> db.count("outbox_event", myEvents + " AND state <> 'DELIVERED'"),
                 n -> n == 0);
         long paid = db.count("orders", mine + " AND status = 'PAID'");
-        await(Duration.ofSeconds(120), "one shipment per paid order", () -> db.count("shipment",
-                "order_id IN (SELECT order_id FROM orders WHERE " + mine + " AND status = 'PAID')"), n -> n == paid);
+        try {
+            await(Duration.ofSeconds(120), "one shipment per paid order", () -> db.count("shipment",
+                    "order_id IN (SELECT order_id FROM orders WHERE " + mine + " AND status = 'PAID')"), n -> n == paid);
+        } catch (AssertionError e) {
+            // Name the orders that never shipped and what the outbox and the inbox hold for them.
+            throw new AssertionError(e.getMessage() + "; paid and never shipped, with their events"
+                    + " (event type, state, broker id, inbox marks): " + db.rows("SELECT o.order_id, e.event_type,"
+                    + " e.state, e.broker_message_id, (SELECT COUNT(*) FROM processed_event p WHERE p.event_id ="
+                    + " e.event_id) FROM orders o JOIN outbox_event e ON e.aggregate_id = o.order_id WHERE o." + mine
+                    + " AND o.status = 'PAID' AND NOT EXISTS (SELECT 1 FROM shipment s WHERE s.order_id = o.order_id)"
+                    + " ORDER BY o.order_id, e.aggregate_version"), e);
+        }
         Thread.sleep(3_000); // late redeliveries of the killed servers' in-doubt messages
         assertEquals(List.of(), db.rows("SELECT order_id, COUNT(*) FROM shipment WHERE order_id IN (SELECT order_id"
                 + " FROM orders WHERE " + mine + ") GROUP BY order_id HAVING COUNT(*) <> 1"), "orders shipped twice");

@@ -200,6 +200,7 @@ public class Replay {
             } else {
                 ids.add(candidate.eventId());
                 byType.merge(candidate.eventType(), 1L, Long::sum);
+                // A destination depends on the event and aggregate types only (queues and topic templates).
                 OutboxEvent shape = new OutboxEvent(candidate.aggregateType(), "-", 1, candidate.eventType(), 1,
                         "{}", null);
                 for (String destination : publisher.destinationsOf(shape)) {

@@ -2,16 +2,15 @@ package dev.outbox.inbox.jms;
 
 import dev.outbox.event.EventId;
 import dev.outbox.inbox.Inbox;
+import dev.outbox.inbox.InboxTransaction;
 import dev.outbox.transport.OutboxHeaders;
 import jakarta.annotation.Priority;
-import jakarta.annotation.Resource;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import java.lang.reflect.Method;
 import java.util.logging.Logger;
@@ -24,14 +23,14 @@ public class InboxInterceptor {
 
     private static final Logger LOG = Logger.getLogger(InboxInterceptor.class.getName());
 
-    /** How long one held delivery waits before it rolls back for redelivery. */
+    /** How long one held delivery waits before it fails for redelivery. */
     static final long HOLD_PAUSE_MS = 250;
 
     @Inject
     Inbox inbox;
 
-    @Resource
-    TransactionSynchronizationRegistry transactions;
+    @Inject
+    InboxTransaction transaction;
 
     @AroundInvoke
     Object aroundMessage(InvocationContext invocation) throws Exception {
@@ -59,25 +58,54 @@ public class InboxInterceptor {
         String aggregateId = message.getStringProperty(OutboxHeaders.AGGREGATE_ID);
         Long version = message.propertyExists(OutboxHeaders.AGGREGATE_VERSION)
                 ? message.getLongProperty(OutboxHeaders.AGGREGATE_VERSION) : null;
-        switch (inbox.receive(consumer, eventId, aggregateType, aggregateId, version)) {
-            case DUPLICATE -> {
-                LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + eventId + " of " + aggregateType
-                        + "/" + aggregateId + " at version " + version + ", broker id " + messageId(message));
-                return null;
-            }
-            case STALE -> {
-                return null;
-            }
-            case HELD -> {
-                // R5.7: wait briefly, then roll back: the mark disappears and the broker redelivers. The pause
-                // paces redeliveries so the gap window, not the redelivery count, decides.
-                Thread.sleep(HOLD_PAUSE_MS);
-                transactions.setRollbackOnly();
-                return null;
-            }
-            default -> {
-                return invocation.proceed();
-            }
+        // R5.3, R5.5 without XA: the mark and the change commit in one local transaction of their own (whatever
+        // the MDB's transaction attribute), and the broker gets its acknowledgement only after that commit. A crash
+        // in between redelivers a duplicate that the inbox absorbs; nothing is left in doubt between two
+        // resource managers.
+        Inbox.Receipt receipt;
+        try {
+            receipt = transaction.run(() -> {
+                Inbox.Receipt decided = inbox.receive(consumer, eventId, aggregateType, aggregateId, version);
+                if (decided == Inbox.Receipt.HELD) {
+                    throw new Held();
+                }
+                if (decided == Inbox.Receipt.FIRST) {
+                    try {
+                        invocation.proceed();
+                    } catch (RuntimeException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        throw new CheckedFailure(e);
+                    }
+                }
+                return decided;
+            });
+        } catch (Held held) {
+            // R5.7: the mark rolled back; fail the delivery after a pause so the broker redelivers it later.
+            Thread.sleep(HOLD_PAUSE_MS);
+            throw new IllegalStateException("consumer " + consumer + " holds " + eventId + " of " + aggregateType
+                    + "/" + aggregateId + " at version " + version + " until its earlier versions arrive");
+        } catch (CheckedFailure failure) {
+            throw (Exception) failure.getCause();
+        }
+        if (receipt == Inbox.Receipt.DUPLICATE) {
+            LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + eventId + " of " + aggregateType
+                    + "/" + aggregateId + " at version " + version + ", broker id " + messageId(message));
+        }
+        return null;
+    }
+
+    /** Rolls the local transaction back when the inbox holds an event (R5.7). */
+    private static final class Held extends RuntimeException {
+        Held() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** Carries a checked exception of the business method out of the transaction, which it rolls back. */
+    private static final class CheckedFailure extends RuntimeException {
+        CheckedFailure(Exception cause) {
+            super(cause);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.outbox.inbox.kafka;
 
 import dev.outbox.config.SettingReader;
 import dev.outbox.inbox.Inbox;
+import dev.outbox.inbox.InboxTransaction;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -6,6 +6,8 @@ import dev.outbox.inbox.jms.InboxConsumer;
 import dev.outbox.transport.OutboxHeaders;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.MessageDriven;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
 import jakarta.jms.JMSDestinationDefinition;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -36,6 +38,8 @@ import java.util.logging.Logger;
 @MessageDriven(activationConfig = {
         @ActivationConfigProperty(propertyName = "destinationLookup", propertyValue = "java:app/jms/OutboxEvents"),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue")})
+// No XA: the inbox runs the mark and the shipment in a local transaction and the message is acknowledged after it.
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 @InboxConsumer("shipping")
 public class ShippingConsumer implements MessageListener {
 

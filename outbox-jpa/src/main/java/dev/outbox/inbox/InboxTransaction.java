@@ -1,4 +1,4 @@
-package dev.outbox.inbox.kafka;
+package dev.outbox.inbox;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.transaction.Transactional;
@@ -7,8 +7,8 @@ import java.util.function.Supplier;
 
 /**
  * The consumer transaction of one delivery: the inbox mark and the business change commit or roll back together
- * (R5.3). A Reactive Messaging method runs with no transaction of its own, so this one always starts fresh;
- * any unchecked exception rolls it back.
+ * (R5.3), in a local transaction of their own, and the message is acknowledged only after it committed (R5.5).
+ * Kafka consumers and MDBs without a container transaction run in it; any unchecked exception rolls it back.
  */
 @ApplicationScoped
 @Transactional(Transactional.TxType.REQUIRES_NEW)
