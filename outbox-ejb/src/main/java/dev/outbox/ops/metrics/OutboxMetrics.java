@@ -2,6 +2,7 @@ package dev.outbox.ops.metrics;
 
 import dev.outbox.config.SettingReader;
 import dev.outbox.event.UuidV7;
+import dev.outbox.inbox.Inbox;
 import dev.outbox.inbox.InboxReceived;
 import dev.outbox.schema.OutboxDataSource;
 import dev.outbox.transport.SendResult;
@@ -21,6 +22,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -140,8 +142,8 @@ public class OutboxMetrics {
     void received(@Observes InboxReceived received) {
         try {
             registry.counter(RECEIVED, tag("consumer", received.consumer()),
-                    tag("receipt", received.receipt().name().toLowerCase(java.util.Locale.ROOT))).inc();
-            if (received.receipt() == dev.outbox.inbox.Inbox.Receipt.FIRST) {
+                    tag("receipt", received.receipt().name().toLowerCase(Locale.ROOT))).inc();
+            if (received.receipt() == Inbox.Receipt.FIRST) {
                 long created = UuidV7.millisOf(received.eventId().value());
                 registry.timer(LATENCY, tag("consumer", received.consumer()))
                         .update(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - created)));
