@@ -63,7 +63,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Write overhead (B1), latency (B3) and the peer (gruelbox transaction-outbox) are not measured yet.
  */
 @EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
-class OutboxBenchmark {
+class OutboxBenchmarkIT {
 
     private static final String JDBC = Settings.required("it.crash.jdbc.url");
     private static final String KAFKA = Settings.required("it.kafka.bootstrap");
