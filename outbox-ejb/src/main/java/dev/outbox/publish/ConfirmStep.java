@@ -1,5 +1,6 @@
 package dev.outbox.publish;
 
+import dev.outbox.schema.Delivery;
 import dev.outbox.schema.Dialect;
 import dev.outbox.schema.OutboxDataSource;
 import dev.outbox.transport.OutboundEvent;
@@ -12,10 +13,13 @@ import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
@@ -35,58 +39,41 @@ public class ConfirmStep {
     public record Confirmed(int delivered, int retried, int parked, int leaseLost) {
     }
 
+    /**
+     * One JDBC batch per kind of outcome, so a confirm costs a few round trips per batch rather than one per
+     * event; each row's update count still tells whether the claim was still ours.
+     */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public Confirmed record(String claimer, List<Outcome> outcomes, Backoff backoff, PublisherSettings settings) {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        int delivered = 0;
-        int retried = 0;
-        int parked = 0;
-        int lost = 0;
-        try (Connection connection = database.connect();
-             PreparedStatement confirm = connection.prepareStatement(Dialect.CONFIRM);
-             PreparedStatement retry = connection.prepareStatement(Dialect.RETRY_LATER);
-             PreparedStatement park = connection.prepareStatement(Dialect.PARK)) {
-            for (Outcome outcome : outcomes) {
-                OutboundEvent event = outcome.event();
-                int changed;
-                SendResult result = outcome.result();
-                if (result instanceof SendResult.Delivered ok) {
-                    confirm.setObject(1, now);
-                    confirm.setString(2, ok.brokerMessageId());
-                    setNullable(confirm, 3, ok.partition(), Types.INTEGER);
-                    setNullable(confirm, 4, ok.offset(), Types.BIGINT);
-                    bindClaim(confirm, 5, claimer, event);
-                    changed = confirm.executeUpdate();
-                    if (changed == 1) {
-                        delivered++;
-                        LOG.fine(() -> "delivered " + event.describe() + " broker id " + ok.brokerMessageId());
-                    }
-                } else if (result instanceof SendResult.PermanentFailure failure) {
-                    park.setString(1, failure.errorClass());
-                    bindClaim(park, 2, claimer, event);
-                    changed = park.executeUpdate();
-                    if (changed == 1) {
-                        parked++;
-                        LOG.warning(() -> "parked " + event.describe() + " after " + failure.errorClass()
-                                + (settings.isStrict(event.event().eventType())
-                                ? "; later versions of " + event.event().aggregateType() + "/"
-                                + event.event().aggregateId() + " are blocked (strict ordering) until repaired"
-                                : "; later versions of its aggregate go on (independent ordering)"));
-                    }
-                } else {
-                    String errorClass = result instanceof SendResult.TransientFailure transientFailure
-                            ? transientFailure.errorClass() : ((SendResult.UnknownOutcome) result).errorClass();
-                    changed = retryLater(retry, claimer, event, errorClass, backoff, now);
-                    retried += changed;
-                }
-                if (changed == 0) {
-                    // The lease ran out and another claimer took the row: its result stands; our send (if it
-                    // happened) was a duplicate the consumers' inboxes absorb (R4.3).
-                    lost++;
-                    LOG.info(() -> "lease lost before confirm of " + event.describe() + " by " + claimer
-                            + ": result " + outcome.result() + " discarded");
-                }
-            }
+        List<Outcome> delivered = new ArrayList<>();
+        List<Outcome> parked = new ArrayList<>();
+        List<Outcome> retried = new ArrayList<>();
+        for (Outcome outcome : outcomes) {
+            SendResult result = outcome.result();
+            (result instanceof SendResult.Delivered ? delivered
+                    : result instanceof SendResult.PermanentFailure ? parked : retried).add(outcome);
+        }
+        int confirmed;
+        int parkedNow;
+        int retriedNow;
+        try (Connection connection = database.connect()) {
+            confirmed = confirmDelivered(connection, claimer, now, delivered);
+            parkedNow = update(connection, Dialect.PARK, claimer, parked, (park, outcome) -> {
+                park.setString(1, ((SendResult.PermanentFailure) outcome.result()).errorClass());
+                return 2;
+            }, outcome -> LOG.warning(() -> "parked " + outcome.event().describe() + " after "
+                    + ((SendResult.PermanentFailure) outcome.result()).errorClass()
+                    + (settings.isStrict(outcome.event().event().eventType())
+                    ? "; later versions of " + outcome.event().event().aggregateType() + "/"
+                    + outcome.event().event().aggregateId() + " are blocked (strict ordering) until repaired"
+                    : "; later versions of its aggregate go on (independent ordering)")));
+            retriedNow = update(connection, Dialect.RETRY_LATER, claimer, retried, (retry, outcome) -> {
+                retry.setObject(1, now.plus(backoff.after(outcome.event().attempt())));
+                retry.setString(2, errorClassOf(outcome.result()));
+                return 3;
+            }, outcome -> LOG.info(() -> "retry " + outcome.event().describe() + " after "
+                    + errorClassOf(outcome.result()) + " at " + now.plus(backoff.after(outcome.event().attempt()))));
         } catch (SQLException e) {
             // An unknown outcome for the whole batch: the leases run out and the rows are sent again (R4.4).
             throw new IllegalStateException("outbox confirm failed for claimer " + claimer, e);
@@ -94,20 +81,81 @@ public class ConfirmStep {
         if (!outcomes.isEmpty()) {
             Failpoint.BEFORE_CONFIRM_COMMIT.reach();
         }
-        return new Confirmed(delivered, retried, parked, lost);
+        return new Confirmed(confirmed, retriedNow, parkedNow,
+                outcomes.size() - confirmed - retriedNow - parkedNow);
     }
 
-    private static int retryLater(PreparedStatement retry, String claimer, OutboundEvent event, String errorClass,
-                                  Backoff backoff, OffsetDateTime now) throws SQLException {
-        OffsetDateTime next = now.plus(backoff.after(event.attempt()));
-        retry.setObject(1, next);
-        retry.setString(2, errorClass);
-        bindClaim(retry, 3, claimer, event);
-        int changed = retry.executeUpdate();
-        if (changed == 1) {
-            LOG.info(() -> "retry " + event.describe() + " after " + errorClass + " at " + next);
+    /** The common case, in the dialect's one-statement-per-batch form; logs each lease lost. */
+    private int confirmDelivered(Connection connection, String claimer, OffsetDateTime now, List<Outcome> delivered)
+            throws SQLException {
+        List<Delivery> deliveries = new ArrayList<>(delivered.size());
+        for (Outcome outcome : delivered) {
+            SendResult.Delivered ok = (SendResult.Delivered) outcome.result();
+            deliveries.add(new Delivery(outcome.event().id().value(), outcome.event().leaseVersion(),
+                    ok.brokerMessageId(), ok.partition(), ok.offset()));
+        }
+        Set<UUID> confirmed = database.dialect().confirm(connection, claimer, now, deliveries);
+        for (Outcome outcome : delivered) {
+            if (!confirmed.contains(outcome.event().id().value())) {
+                leaseLost(claimer, outcome);
+            } else {
+                LOG.fine(() -> "delivered " + outcome.event().describe() + " broker id "
+                        + ((SendResult.Delivered) outcome.result()).brokerMessageId());
+            }
+        }
+        return confirmed.size();
+    }
+
+    /**
+     * The lease ran out and another claimer took the row: its result stands; our send (if it happened) was a
+     * duplicate the consumers' inboxes absorb (R4.3).
+     */
+    private static void leaseLost(String claimer, Outcome outcome) {
+        LOG.info(() -> "lease lost before confirm of " + outcome.event().describe() + " by " + claimer
+                + ": result " + outcome.result() + " discarded");
+    }
+
+    /** Binds an outcome's own columns from 1 on and returns the index where the claim's columns start. */
+    @FunctionalInterface
+    private interface Binder {
+        int bind(PreparedStatement statement, Outcome outcome) throws SQLException;
+    }
+
+    /**
+     * Parks and retries (the rare outcomes): one conditional statement per outcome as a JDBC batch; returns how
+     * many rows were still ours.
+     */
+    private static int update(Connection connection, String sql, String claimer, List<Outcome> outcomes,
+                              Binder binder, Consumer<Outcome> changedLog) throws SQLException {
+        if (outcomes.isEmpty()) {
+            return 0;
+        }
+        int[] counts;
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (Outcome outcome : outcomes) {
+                bindClaim(statement, binder.bind(statement, outcome), claimer, outcome.event());
+                statement.addBatch();
+            }
+            counts = statement.executeBatch();
+        }
+        int changed = 0;
+        for (int i = 0; i < outcomes.size(); i++) {
+            Outcome outcome = outcomes.get(i);
+            // SUCCESS_NO_INFO: the driver ran the row but did not count it; the statement is conditional, so
+            // only an explicit 0 means the claim was no longer ours.
+            if (counts[i] == 0) {
+                leaseLost(claimer, outcome);
+            } else {
+                changed++;
+                changedLog.accept(outcome);
+            }
         }
         return changed;
+    }
+
+    private static String errorClassOf(SendResult result) {
+        return result instanceof SendResult.TransientFailure transientFailure
+                ? transientFailure.errorClass() : ((SendResult.UnknownOutcome) result).errorClass();
     }
 
     private static void bindClaim(PreparedStatement statement, int index, String claimer, OutboundEvent event)
@@ -115,13 +163,5 @@ public class ConfirmStep {
         statement.setObject(index, event.id().value());
         statement.setString(index + 1, claimer);
         statement.setLong(index + 2, event.leaseVersion());
-    }
-
-    private static void setNullable(PreparedStatement statement, int index, Number value, int type) throws SQLException {
-        if (value == null) {
-            statement.setNull(index, type);
-        } else {
-            statement.setObject(index, value);
-        }
     }
 }

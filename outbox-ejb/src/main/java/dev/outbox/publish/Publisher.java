@@ -21,7 +21,6 @@ import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
-import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -32,9 +31,12 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -44,8 +46,9 @@ import java.util.logging.Logger;
  * full batches come back. Instances coordinate only through the table (leases, SKIP LOCKED): no leader.
  *
  * <p>Runs start from an EJB timer every {@code outbox.publisher.interval-ms} and from the after-commit wake-up
- * ({@link OutboxCommitted}); at most one run is active per instance, which bounds the connections the
- * publisher takes from the business pool to one at a time.
+ * ({@link OutboxCommitted}); at most one run is active per instance, and while a backlog lasts it is joined by
+ * up to {@code outbox.publisher.workers - 1} helpers (default none), which bounds the connections the publisher
+ * takes from the business pool.
  */
 @Singleton
 @Startup
@@ -71,6 +74,9 @@ public class Publisher {
     OutboxMetrics metrics;
 
     @Inject
+    WakeUp wakeUps;
+
+    @Inject
     @Any
     Instance<Transport> transports;
 
@@ -78,6 +84,7 @@ public class Publisher {
     private Routes routes;
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean wanted = new AtomicBoolean();
+    private final AtomicInteger helpers = new AtomicInteger();
     private volatile boolean stopped;
     private volatile java.time.Instant lastRunEnded = java.time.Instant.now();
 
@@ -96,9 +103,11 @@ public class Publisher {
         routes = Routes.read(name -> config.getOptionalValue(name, String.class), config.getPropertyNames(),
                 transports.stream().toList());
         long interval = settings.interval().toMillis();
+        wakeUps.attach(this::wakeUp);
         timers.createIntervalTimer(interval, interval, new TimerConfig("outbox-publisher", false));
         LOG.info(() -> "outbox publisher " + settings.claimerId() + " started: transport " + routes.describe()
-                + ", every " + interval + " ms, batches of " + settings.batchSize() + ", lease "
+                + ", every " + interval + " ms, batches of " + settings.batchSize() + ", " + settings.workers()
+                + " worker(s), lease "
                 + settings.lease().toMillis() + " ms, ordering " + (settings.strictByDefault() ? "strict" : "independent")
                 + " by default, except " + settings.orderingExceptions());
     }
@@ -106,6 +115,7 @@ public class Publisher {
     @PreDestroy
     void stop() {
         stopped = true;
+        wakeUps.detach();
     }
 
     @Timeout
@@ -113,8 +123,11 @@ public class Publisher {
         runIfIdle();
     }
 
-    /** The after-commit wake-up: a hint that new rows are due; the run itself happens on a managed thread. */
-    public void onCommitted(@Observes OutboxCommitted committed) {
+    /**
+     * The after-commit wake-up ({@link WakeUp}): a hint that new rows are due; the run itself happens on a managed
+     * thread. Runs on the committing thread, so it only flips a flag and maybe hands over.
+     */
+    private void wakeUp() {
         if (routes == null || stopped) {
             return;
         }
@@ -137,7 +150,7 @@ public class Publisher {
         while (wanted.get() && running.compareAndSet(false, true)) {
             try {
                 wanted.set(false);
-                drain();
+                drain(true);
             } catch (RuntimeException e) {
                 // The table is the truth: unconfirmed rows stay claimed until their lease runs out.
                 LOG.log(Level.WARNING, "outbox publisher run failed; leases expire and the rows are retried", e);
@@ -189,36 +202,74 @@ public class Publisher {
                         + "; the old path sends it (outbox.publisher.mode)");
                 results.add(new SendResult.Delivered("shadow:" + String.join("+", destinations), null, null));
             } else {
-                results.add(sent.hasNext() ? sent.next() : new SendResult.UnknownOutcome("TransportReturnedTooFewResults"));
+                results.add(sent.next()); // Routes.send answers every event it was given, in order
             }
         }
         return results;
     }
 
-    private void drain() {
-        for (int batch = 0; batch < settings.maxBatchesPerRun() && !stopped; batch++) {
-            OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-            List<OutboundEvent> claimed = claims.claim(new ClaimRequest(settings.claimerId(), settings.batchSize(),
-                    now, now.plus(settings.lease()), settings.strictByDefault(), settings.orderingExceptions()));
-            if (claimed.isEmpty()) {
-                return;
+    /**
+     * While a backlog lasts, up to {@code outbox.publisher.workers - 1} helpers drain next to the run, so one
+     * drain's claim and confirm overlap another's send. Helpers never start helpers; each ends at its first
+     * short batch.
+     */
+    private void addHelper() {
+        int running = helpers.get();
+        if (running >= settings.workers() - 1 || !helpers.compareAndSet(running, running + 1)) {
+            return;
+        }
+        try {
+            executor.execute(() -> {
+                try {
+                    drain(false);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "outbox publisher helper failed; leases expire and the rows are retried", e);
+                } finally {
+                    helpers.decrementAndGet();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            helpers.decrementAndGet();
+        }
+    }
+
+    private void drain(boolean mayAddHelpers) {
+        RunProfile profile = new RunProfile();
+        try {
+            for (int batch = 0; batch < settings.maxBatchesPerRun() && !stopped; batch++) {
+                OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+                List<OutboundEvent> claimed = profile.claim(() -> claims.claim(new ClaimRequest(settings.claimerId(),
+                        settings.batchSize(), now, now.plus(settings.lease()), settings.strictByDefault(),
+                        settings.orderingExceptions())));
+                if (claimed.isEmpty()) {
+                    return;
+                }
+                if (mayAddHelpers && claimed.size() == settings.batchSize()) {
+                    addHelper();
+                }
+                Failpoint.AFTER_CLAIM_BEFORE_SEND.reach();
+                // R4.2: the claim has committed; nothing is locked while the broker works.
+                List<SendResult> results = profile.send(() -> sendOrShadow(claimed));
+                Failpoint.AFTER_SEND_BEFORE_CONFIRM.reach();
+                List<Outcome> outcomes = new ArrayList<>(claimed.size());
+                Map<OutboxMetrics.Sent, Long> sent = new HashMap<>();
+                for (int i = 0; i < claimed.size(); i++) {
+                    OutboundEvent event = claimed.get(i);
+                    outcomes.add(new Outcome(event, results.get(i)));
+                    String eventType = event.event().eventType();
+                    sent.merge(OutboxMetrics.Sent.of(eventType, event.shadow() ? "shadow" : routes.namesOf(eventType),
+                            results.get(i)), 1L, Long::sum);
+                }
+                metrics.sent(sent);
+                profile.confirm(() -> confirms.record(settings.claimerId(), outcomes, settings.backoff(), settings));
+                Failpoint.AFTER_CONFIRM.reach();
+                if (claimed.size() < settings.batchSize()) {
+                    return;
+                }
             }
-            Failpoint.AFTER_CLAIM_BEFORE_SEND.reach();
-            // R4.2: the claim has committed; nothing is locked while the broker works.
-            List<SendResult> results = sendOrShadow(claimed);
-            Failpoint.AFTER_SEND_BEFORE_CONFIRM.reach();
-            List<Outcome> outcomes = new ArrayList<>(claimed.size());
-            for (int i = 0; i < claimed.size(); i++) {
-                SendResult result = i < results.size() ? results.get(i)
-                        : new SendResult.UnknownOutcome("TransportReturnedTooFewResults");
-                outcomes.add(new Outcome(claimed.get(i), result));
-                String eventType = claimed.get(i).event().eventType();
-                metrics.sent(eventType, claimed.get(i).shadow() ? "shadow" : routes.namesOf(eventType), result);
-            }
-            confirms.record(settings.claimerId(), outcomes, settings.backoff(), settings);
-            Failpoint.AFTER_CONFIRM.reach();
-            if (claimed.size() < settings.batchSize()) {
-                return;
+        } finally {
+            if (profile.events() > 0) {
+                LOG.fine(profile::describe);
             }
         }
     }

@@ -17,9 +17,14 @@ import java.util.stream.Collectors;
  * @param enabled          {@code outbox.publisher.enabled}, default true: false leaves rows pending
  * @param interval         {@code outbox.publisher.interval-ms}, default 1000: the timer between runs; a commit
  *                         wakes the publisher earlier, so this bounds latency only when a wake-up is lost
- * @param batchSize        {@code outbox.publisher.batch-size}, default 100: rows per claim transaction
+ * @param batchSize        {@code outbox.publisher.batch-size}, default 500: rows per claim transaction (500 drained
+ *                         twice as fast as 100 in the benchmark, issue 8)
  * @param maxBatchesPerRun {@code outbox.publisher.max-batches-per-run}, default 100: bounds one run, so one
  *                         server's backlog cannot starve its other timers
+ * @param workers          {@code outbox.publisher.workers}, default 1: drains that run at once while a backlog
+ *                         lasts (a full batch came back); each holds a pooled connection during its claim and
+ *                         confirm. Strict types keep their order with any number (the claim waits for earlier
+ *                         versions); independent types may then arrive out of version order across batches
  * @param lease            {@code outbox.publisher.lease-ms}, default 30000: how long a claim is exclusive; a
  *                         dead claimer's rows are due again after it (R4.3)
  * @param backoff          {@code outbox.publisher.backoff.initial-ms} (500) and {@code .max-ms} (300000)
@@ -29,7 +34,7 @@ import java.util.stream.Collectors;
  *                         {@code outbox.ordering.strict} (when it is independent): comma-separated event types
  */
 public record PublisherSettings(boolean enabled, Duration interval, int batchSize, int maxBatchesPerRun,
-                                Duration lease, Backoff backoff, String claimerId,
+                                int workers, Duration lease, Backoff backoff, String claimerId,
                                 boolean strictByDefault, Set<String> orderingExceptions) {
 
     public static PublisherSettings read(Function<String, Optional<String>> source) {
@@ -43,8 +48,9 @@ public record PublisherSettings(boolean enabled, Duration interval, int batchSiz
         return new PublisherSettings(
                 reader.flag("outbox.publisher.enabled", true),
                 Duration.ofMillis(reader.integer("outbox.publisher.interval-ms", 1000, 10, 3_600_000)),
-                reader.integer("outbox.publisher.batch-size", 100, 1, 10_000),
+                reader.integer("outbox.publisher.batch-size", 500, 1, 10_000),
                 reader.integer("outbox.publisher.max-batches-per-run", 100, 1, 100_000),
+                reader.integer("outbox.publisher.workers", 1, 1, 16),
                 Duration.ofMillis(reader.integer("outbox.publisher.lease-ms", 30_000, 100, 3_600_000)),
                 new Backoff(Duration.ofMillis(initial), Duration.ofMillis(max)),
                 reader.text("outbox.publisher.claimer-id", defaultClaimer()),

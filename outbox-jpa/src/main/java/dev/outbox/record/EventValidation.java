@@ -1,7 +1,7 @@
 package dev.outbox.record;
 
 import dev.outbox.event.OutboxEvent;
-import jakarta.json.Json;
+import jakarta.json.spi.JsonProvider;
 import jakarta.json.JsonException;
 import jakarta.json.stream.JsonParser;
 import jakarta.json.stream.JsonParsingException;
@@ -17,6 +17,9 @@ import java.util.regex.Pattern;
  * written, so a rejected event leaves no half-written batch.
  */
 public final class EventValidation {
+
+    /** Looked up once: {@code Json.createParser} searches the service loader on every call (issue 8, B1 profile). */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     /** Type names: a letter, then letters, digits, '.', '_' or '-'; at most 100 characters. */
     static final Pattern TYPE_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9._-]{0,99}");
@@ -90,7 +93,7 @@ public final class EventValidation {
                     + maxPayloadBytes + " (outbox.payload.max-bytes); store a large body as an immutable "
                     + "resource and record a payloadReference", where);
         }
-        try (JsonParser parser = Json.createParser(new StringReader(payload))) {
+        try (JsonParser parser = JSON.createParser(new StringReader(payload))) {
             if (!parser.hasNext() || parser.next() != JsonParser.Event.START_OBJECT) {
                 throw new InvalidEventException("payload", "must be a JSON object", where);
             }

@@ -163,6 +163,47 @@ public interface Dialect {
     List<OutboundEvent> claim(Connection connection, ClaimRequest request) throws SQLException;
 
     /**
+     * Marks delivered the events whose claim is still ours (same claimer, same lease version, still pending) and
+     * returns their ids; an id missing from the answer lost its lease to another claimer (R4.2). This default
+     * runs {@link #CONFIRM} once per event as one JDBC batch; a dialect may do it in one statement.
+     */
+    default java.util.Set<UUID> confirm(Connection connection, String claimer, OffsetDateTime now,
+                                        List<Delivery> deliveries) throws SQLException {
+        java.util.Set<UUID> confirmed = new java.util.HashSet<>();
+        if (deliveries.isEmpty()) {
+            return confirmed;
+        }
+        try (PreparedStatement confirm = connection.prepareStatement(CONFIRM)) {
+            for (Delivery delivery : deliveries) {
+                confirm.setObject(1, now);
+                confirm.setString(2, delivery.brokerMessageId());
+                if (delivery.partition() == null) {
+                    confirm.setNull(3, Types.INTEGER);
+                } else {
+                    confirm.setInt(3, delivery.partition());
+                }
+                if (delivery.offset() == null) {
+                    confirm.setNull(4, Types.BIGINT);
+                } else {
+                    confirm.setLong(4, delivery.offset());
+                }
+                confirm.setObject(5, delivery.eventId());
+                confirm.setString(6, claimer);
+                confirm.setLong(7, delivery.leaseVersion());
+                confirm.addBatch();
+            }
+            int[] counts = confirm.executeBatch();
+            for (int i = 0; i < counts.length; i++) {
+                // Only an explicit 0 means the claim was no longer ours: the statement is conditional.
+                if (counts[i] != 0) {
+                    confirmed.add(deliveries.get(i).eventId());
+                }
+            }
+        }
+        return confirmed;
+    }
+
+    /**
      * Inserts the inbox mark in the consumer's transaction; true when this is the first time the consumer sees
      * the event, false for a duplicate (R5.1). Must not abort the transaction on a duplicate.
      */

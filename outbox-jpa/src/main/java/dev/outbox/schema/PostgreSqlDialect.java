@@ -40,6 +40,57 @@ public final class PostgreSqlDialect implements Dialect {
         }
     }
 
+    /**
+     * The whole batch in one statement: the acknowledgements travel as arrays and are joined to the rows, so a
+     * confirm costs one round trip and one plan however big the batch (issue 8: the per-row batch was a third of
+     * the drain's time). The same conditions as {@link Dialect#CONFIRM}.
+     */
+    static final String CONFIRM_BATCH = "UPDATE outbox_event e SET state = 'DELIVERED', delivered_at = ?,"
+            + " broker_message_id = a.broker_message_id, broker_partition = a.broker_partition,"
+            + " broker_offset = a.broker_offset, lease_until = NULL, last_error_class = NULL"
+            + " FROM unnest(?::uuid[], ?::bigint[], ?::varchar[], ?::integer[], ?::bigint[])"
+            + " AS a(event_id, lease_version, broker_message_id, broker_partition, broker_offset)"
+            + " WHERE e.event_id = a.event_id AND e.claimed_by = ? AND e.lease_version = a.lease_version"
+            + " AND e.state = 'PENDING' RETURNING e.event_id";
+
+    @Override
+    public java.util.Set<UUID> confirm(Connection connection, String claimer, OffsetDateTime now,
+                                       List<Delivery> deliveries) throws SQLException {
+        java.util.Set<UUID> confirmed = new java.util.HashSet<>();
+        if (deliveries.isEmpty()) {
+            return confirmed;
+        }
+        int n = deliveries.size();
+        UUID[] ids = new UUID[n];
+        Long[] leaseVersions = new Long[n];
+        String[] brokerIds = new String[n];
+        Integer[] partitions = new Integer[n];
+        Long[] offsets = new Long[n];
+        for (int i = 0; i < n; i++) {
+            Delivery delivery = deliveries.get(i);
+            ids[i] = delivery.eventId();
+            leaseVersions[i] = delivery.leaseVersion();
+            brokerIds[i] = delivery.brokerMessageId();
+            partitions[i] = delivery.partition();
+            offsets[i] = delivery.offset();
+        }
+        try (PreparedStatement confirm = connection.prepareStatement(CONFIRM_BATCH)) {
+            confirm.setObject(1, now);
+            confirm.setArray(2, connection.createArrayOf("uuid", ids));
+            confirm.setArray(3, connection.createArrayOf("int8", leaseVersions));
+            confirm.setArray(4, connection.createArrayOf("varchar", brokerIds));
+            confirm.setArray(5, connection.createArrayOf("int4", partitions));
+            confirm.setArray(6, connection.createArrayOf("int8", offsets));
+            confirm.setString(7, claimer);
+            try (ResultSet rs = confirm.executeQuery()) {
+                while (rs.next()) {
+                    confirmed.add(rs.getObject(1, UUID.class));
+                }
+            }
+        }
+        return confirmed;
+    }
+
     /** ON CONFLICT DO NOTHING: a duplicate inserts nothing and, unlike a failed INSERT, keeps the tx usable. */
     @Override
     public boolean markProcessed(Connection connection, String consumer, UUID eventId, String aggregateType,

@@ -115,6 +115,25 @@ class H2ClaimTest {
     }
 
     @Test
+    void theBatchConfirmWritesOnlyTheRowsWhoseClaimIsCurrent() throws SQLException {
+        UUID taken = pending("a", 1, "T");
+        UUID kept = pending("b", 1, "T");
+        List<OutboundEvent> stale = claim("p1", 10, true, Set.of());
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), taken);
+        OutboundEvent takenOver = claim("p2", 10, true, Set.of()).get(0);
+        assertEquals(taken, takenOver.id().value(), "p2 took over the row whose lease ran out");
+
+        Set<UUID> confirmed = dialect.confirm(connection, "p1", now, stale.stream()
+                .map(e -> new Delivery(e.id().value(), e.leaseVersion(), "m-1", null, null)).toList());
+        assertEquals(Set.of(kept), confirmed, "p1 confirms its current claim only; the taken-over row is p2's (R4.2)");
+        assertEquals("DELIVERED", state(kept));
+        assertEquals("PENDING", state(taken));
+        assertEquals(Set.of(taken), dialect.confirm(connection, "p2", now,
+                List.of(new Delivery(taken, takenOver.leaseVersion(), "m-2", 3, 42L))));
+        assertEquals("DELIVERED", state(taken));
+    }
+
+    @Test
     void aStrictEventWaitsForEveryEarlierVersionOfItsAggregate() throws SQLException {
         UUID v1 = pending("a", 1, "T");
         pending("a", 2, "T");

@@ -5,6 +5,7 @@ import dev.outbox.it.support.LibertyProcess;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.Settings;
 import dev.outbox.schema.ClaimRequest;
+import dev.outbox.schema.Delivery;
 import dev.outbox.schema.Dialect;
 import dev.outbox.schema.PostgreSqlDialect;
 import dev.outbox.transport.OutboundEvent;
@@ -71,7 +72,14 @@ class OutboxBenchmarkIT {
     private static final int HISTORY = Integer.parseInt(Settings.required("it.bench.history"));
     private static final int BIG = Integer.parseInt(Settings.required("it.bench.big"));
     private static final String MODE = Settings.required("it.bench.mode");
+    /** The publisher's batch size for every drain and for B0's raw loop (the server's default unless set). */
+    private static final int BATCH = intSetting("it.bench.batch-size", 500);
+    /** The publisher's workers in every drain: 2 overlaps one batch's send with another's claim and confirm. */
+    private static final int WORKERS = intSetting("it.bench.workers", 2);
+    private static final boolean FULL = "full".equals(MODE);
     private static final String HEAP = "-Xmx512m";
+    /** Extra server JVM options for a profiled run, e.g. {@code -XX:StartFlightRecording=...} (see the README). */
+    private static final String JVM_OPTIONS = System.getProperty("it.bench.jvm-options", "");
 
     private final ExampleService service = new ExampleService(Settings.required("it.crash.base.url"));
     private final LibertyProcess server = new LibertyProcess(Path.of(Settings.required("it.wlp")), "outbox-it-crash",
@@ -109,11 +117,12 @@ class OutboxBenchmarkIT {
         server.deleteOverride("failpoint.xml");
         server.start(); // creates the schema when the benchmark runs on a fresh database
         server.stop();
-        Files.writeString(server.serverDir().resolve("jvm.options"), HEAP + "\n");
+        Files.writeString(server.serverDir().resolve("jvm.options"),
+                HEAP + "\n" + String.join("\n", JVM_OPTIONS.isBlank() ? new String[0] : JVM_OPTIONS.split(" ")) + "\n");
         db.execute("DELETE FROM outbox_event");
 
         double sql = rawClaimAndConfirm(EVENTS);
-        table.add("B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of 100)", rate(sql), "-", "-", "-");
+        table.add("B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH + ")", rate(sql), "-", "-", "-");
         double producer = rawKafkaProducer(EVENTS);
         table.add("B0 Kafka producer, no database (" + EVENTS + " records)", rate(producer), "-", "-", "-");
 
@@ -134,13 +143,52 @@ class OutboxBenchmarkIT {
         table.add("B5 peak used heap draining " + EVENTS + " / " + BIG + " events (" + HEAP + ")",
                 mb(kafka.peakHeapBytes()) + " / " + mb(big.peakHeapBytes()), "bounded by the batch, not the backlog",
                 "-", String.format("%.2f", (double) big.peakHeapBytes() / Math.max(1, kafka.peakHeapBytes())));
-        table.note("publisher settings: batch-size 100, one run drains up to 100 batches, lease 2 s (crash server)");
+        jakarta.json.JsonObject b1 = writeOverhead();
+        table.add("B1 write overhead: the note command with / without its event, 8 callers in the server",
+                String.format("%,.0f / %,.0f tx/s", b1.getJsonNumber("withOutboxPerSecond").doubleValue(),
+                        b1.getJsonNumber("withoutPerSecond").doubleValue()), "ratio >= 0.85", "not measured",
+                String.format("%.2f", b1.getJsonNumber("ratio").doubleValue()));
+        table.note("B1 rounds (tx/s with, without): " + b1.getJsonArray("rounds"));
+
+        int perSecond = 500;
+        latencyRow(table, "JMS", "p99 <= 50 ms", latency("jms", perSecond, List.of("shipping")));
+        latencyRow(table, "Kafka", "p99 <= 100 ms", latency("kafka", perSecond, List.of("invoicing", "loyalty")));
+
+        table.note("where the drains' time went (publisher run profiles): Kafka " + kafka.profile() + "; JMS "
+                + jms.profile() + "; Kafka with history " + withHistory.profile());
+        table.note("publisher settings: batch-size " + BATCH + ", workers " + WORKERS + ", one run drains up to 100"
+                + " batches, lease 2 s (crash server)");
         table.write(Path.of(Settings.required("it.bench.out")), MODE);
 
         assertTrue(kafka.rate() > 0 && jms.rate() > 0 && withHistory.rate() > 0, "every drain delivered");
     }
 
-    private record Drain(double rate, long peakHeapBytes) {
+    private record Drain(double rate, long peakHeapBytes, String profile) {
+    }
+
+    private static final Pattern RUN_PROFILE = Pattern.compile("outbox run profile: events=(\\d+) batches=(\\d+)"
+            + " total_ms=(\\d+) claim_ms=(\\d+) send_ms=(\\d+) confirm_ms=(\\d+)");
+
+    /**
+     * Sums the publisher's run profiles (FINE lines in trace.log): where the drain's wall time went, in shares of
+     * the time the runs took.
+     */
+    private String runProfile() throws java.io.IOException {
+        Path trace = server.serverDir().resolve("logs/trace.log");
+        long[] sums = new long[6];
+        if (Files.exists(trace)) {
+            Matcher m = RUN_PROFILE.matcher(Files.readString(trace));
+            while (m.find()) {
+                for (int i = 0; i < 6; i++) {
+                    sums[i] += Long.parseLong(m.group(i + 1));
+                }
+            }
+        }
+        double total = Math.max(1, sums[2]);
+        return String.format("%d batches of %.0f on average; claim %.0f%%, send %.0f%%, confirm %.0f%%, other %.0f%%"
+                        + " of %,d ms in runs", sums[1], sums[0] / Math.max(1.0, sums[1]), 100 * sums[3] / total,
+                100 * sums[4] / total, 100 * sums[5] / total, 100 * (total - sums[3] - sums[4] - sums[5]) / total,
+                sums[2]);
     }
 
     /**
@@ -150,31 +198,124 @@ class OutboxBenchmarkIT {
     private Drain drain(String transport, int events) throws Exception {
         server.stop();
         forgetQueuedMessages();
+        Files.deleteIfExists(server.serverDir().resolve("logs/trace.log"));
         String tag = "bench-" + UUID.randomUUID();
         insertPending(tag, events);
+        db.execute("VACUUM ANALYZE outbox_event"); // as autovacuum leaves a table in production, for every drain
+        startBenchServer(transport, "<variable name=\"outbox.kafka.topic\" value=\"bench.{aggregateType}\"/>"
+                + "<variable name=\"outbox.jms.destination.BenchNoted\" value=\"jms/BenchEvents\"/>");
+        String mine = "aggregate_type = 'Bench' AND aggregate_id LIKE '" + tag + "-%'";
+        AtomicLong peak = new AtomicLong();
+        // Observed cheaply, so the observer does not slow the drain: the pending rows on their partial index, and
+        // the heap, twice a second. At least 200 events a second, or the drain is stuck (a full queue, a broker
+        // away): fail rather than wait.
+        await(Duration.ofSeconds(Math.max(120, events / 200)), events + " events delivered to " + transport, () -> {
+            peak.accumulateAndGet(usedHeap(), Math::max);
+            pause(500);
+            return db.count("outbox_event", "state = 'PENDING' AND aggregate_type = 'Bench'");
+        }, n -> n == 0);
+        double seconds = ((Number) db.rows("SELECT EXTRACT(EPOCH FROM (MAX(delivered_at) - MIN(delivered_at)))"
+                + " FROM outbox_event WHERE " + mine).get(0).get(0)).doubleValue();
+        assertEquals(events, db.count("outbox_event", mine + " AND state = 'DELIVERED'"), "every event delivered");
+        server.stop();
+        String profile = runProfile();
+        db.execute("DELETE FROM outbox_event WHERE " + mine);
+        return new Drain(events / Math.max(seconds, 0.001), peak.get(), profile);
+    }
+
+    /**
+     * Starts the crash server routed to {@code transport} with the benchmark's publisher settings, a queue nobody
+     * reads for the JMS drain, FINE run profiles, and {@code moreVariables}.
+     */
+    private void startBenchServer(String transport, String moreVariables) throws Exception {
         server.writeOverride("bench.xml", "<server>"
                 + "<variable name=\"outbox.publisher.transport\" value=\"" + transport + "\"/>"
+                + "<variable name=\"outbox.publisher.batch-size\" value=\"" + BATCH + "\"/>"
+                + "<variable name=\"outbox.publisher.workers\" value=\"" + WORKERS + "\"/>"
                 + "<variable name=\"outbox.kafka.bootstrap-servers\" value=\"" + KAFKA + "\"/>"
-                + "<variable name=\"outbox.kafka.topic\" value=\"bench.{aggregateType}\"/>"
-                + "<variable name=\"outbox.jms.destination.BenchNoted\" value=\"jms/BenchEvents\"/>"
+                + "<variable name=\"example.benchmark\" value=\"true\"/>"
+                + moreVariables
+                + "<logging traceSpecification=\"*=info:dev.outbox.publish.Publisher=fine\" maxFiles=\"30\"/>"
                 + "<messagingEngine><queue id=\"BenchEvents\" maxMessageDepth=\"5000000\"/>"
                 + "<fileStore fileStoreSize=\"2000\" logFileSize=\"100\"/></messagingEngine>"
                 + "<jmsQueue id=\"BenchQueue\" jndiName=\"jms/BenchEvents\"><properties.wasJms queueName=\"BenchEvents\"/>"
                 + "</jmsQueue></server>");
         server.start();
-        String mine = "aggregate_type = 'Bench' AND aggregate_id LIKE '" + tag + "-%'";
-        AtomicLong peak = new AtomicLong();
-        // At least 200 events a second, or the drain is stuck (a full queue, a broker away): fail rather than wait.
-        await(Duration.ofSeconds(Math.max(120, events / 200)), events + " events delivered to " + transport, () -> {
-            peak.accumulateAndGet(usedHeap(), Math::max);
-            return db.count("outbox_event", mine + " AND state = 'DELIVERED'");
-        }, n -> n == events);
-        double seconds = ((Number) db.rows("SELECT EXTRACT(EPOCH FROM (MAX(delivered_at) - MIN(delivered_at)))"
-                + " FROM outbox_event WHERE " + mine).get(0).get(0)).doubleValue();
-        assertEquals(0, db.count("outbox_event", mine + " AND state <> 'DELIVERED'"), "nothing parked or left");
+    }
+
+    /**
+     * B1: the example's note command (read, conditional update of the order, one event) against the same command
+     * without the event, 8 callers inside the server, in alternating rounds. The publisher is off, so the figure
+     * is the cost inside the business transaction; the drain's own load is B2's subject.
+     */
+    private jakarta.json.JsonObject writeOverhead() throws Exception {
         server.stop();
-        db.execute("DELETE FROM outbox_event WHERE " + mine);
-        return new Drain(events / Math.max(seconds, 0.001), peak.get());
+        long millis = FULL ? 5000 : 1000;
+        int rounds = FULL ? 4 : 1;
+        startBenchServer("jms", "<variable name=\"outbox.publisher.enabled\" value=\"false\"/>");
+        ExampleService.Reply reply = service.benchmark("write-overhead?callers=8&millis=" + millis + "&rounds=" + rounds,
+                Duration.ofMillis(rounds * millis * 2 + 60_000));
+        assertEquals(200, reply.status(), "the write-overhead load ran: " + reply.raw());
+        server.stop();
+        db.execute("DELETE FROM outbox_event WHERE aggregate_type = 'Order'");
+        return reply.body();
+    }
+
+    private record Latency(double p50, double p99, long events, double seconds) {
+    }
+
+    private static void latencyRow(BenchmarkTable table, String transport, String target,
+                                   java.util.Map<String, Latency> byConsumer) {
+        byConsumer.forEach((consumer, l) -> table.add(String.format("B3 commit-to-consumer latency via %s, %,.0f"
+                        + " events/s for %.0f s (consumer %s)", transport, l.events() / l.seconds(), l.seconds(), consumer),
+                String.format("p50 %.0f ms, p99 %.0f ms", l.p50(), l.p99()), target, "not measured", "-"));
+    }
+
+    /**
+     * B3: notes at a steady rate through one transport to the example's inbox consumers; latency per event from
+     * its created_at (set as it is recorded, just before the commit) to the consumer's inbox mark (processed_at,
+     * in the consumer's transaction), read from the database afterwards, per consumer.
+     */
+    private java.util.Map<String, Latency> latency(String transport, int perSecond, List<String> consumers)
+            throws Exception {
+        server.stop();
+        String run = "b3" + UUID.randomUUID().toString().substring(0, 8);
+        // A topic and consumer groups of this run only, so no other test's records reach these consumers.
+        startBenchServer(transport, "<variable name=\"outbox.kafka.topic\" value=\"" + run + ".{aggregateType}\"/>"
+                + "<variable name=\"example.invoicing.topic\" value=\"" + run + ".Order\"/>"
+                + "<variable name=\"example.invoicing.group\" value=\"" + run + "-invoicing\"/>"
+                + "<variable name=\"mp.messaging.incoming.order-events.topic\" value=\"" + run + ".Order\"/>"
+                + "<variable name=\"mp.messaging.incoming.order-events.group.id\" value=\"" + run + "-loyalty\"/>");
+        int orders = FULL ? 500 : 100;
+        long millis = FULL ? 20_000 : 3_000;
+        assertEquals(200, service.benchmark("orders?customer=" + run + "&count=" + orders, Duration.ofMinutes(2))
+                .status(), "orders placed for the steady load");
+        String mine = "e.aggregate_id IN (SELECT order_id FROM orders WHERE customer_id = '" + run + "')";
+        for (String consumer : consumers) {
+            // Warm: every consumer has its partitions and has applied the orders' OrderPlaced before we measure.
+            await(Duration.ofMinutes(2), consumer + " applied the " + orders + " OrderPlaced", () -> db.count(
+                    "outbox_event e JOIN processed_event p ON p.event_id = e.event_id AND p.consumer = '" + consumer
+                            + "'", mine), n -> n == orders);
+        }
+        ExampleService.Reply steady = service.benchmark("steady?customer=" + run + "&rate=" + perSecond + "&millis="
+                + millis, Duration.ofMillis(millis + 60_000));
+        assertEquals(200, steady.status(), "the steady load ran: " + steady.raw());
+        long notes = steady.body().getJsonNumber("notes").longValue();
+        java.util.Map<String, Latency> byConsumer = new java.util.LinkedHashMap<>();
+        for (String consumer : consumers) {
+            String marks = "outbox_event e JOIN processed_event p ON p.event_id = e.event_id AND p.consumer = '"
+                    + consumer + "'";
+            await(Duration.ofMinutes(2), consumer + " applied the " + notes + " OrderNoted", () -> db.count(marks,
+                    mine + " AND e.event_type = 'OrderNoted'"), n -> n == notes);
+            List<Object> row = db.rows("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms),"
+                    + " percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) FROM (SELECT EXTRACT(EPOCH FROM"
+                    + " (p.processed_at - e.created_at)) * 1000 AS ms FROM " + marks + " WHERE " + mine
+                    + " AND e.event_type = 'OrderNoted') l").get(0);
+            byConsumer.put(consumer, new Latency(((Number) row.get(0)).doubleValue(), ((Number) row.get(1)).doubleValue(),
+                    notes, steady.body().getJsonNumber("seconds").doubleValue()));
+        }
+        server.stop();
+        return byConsumer;
     }
 
     /** Rows as the recorder writes them: 1000 aggregates, versions in order, a 170-byte payload. */
@@ -204,6 +345,7 @@ class OutboxBenchmarkIT {
     private double rawClaimAndConfirm(int events) throws Exception {
         String tag = "bench-sql-" + UUID.randomUUID();
         insertPending(tag, events);
+        db.execute("VACUUM ANALYZE outbox_event"); // the same start as every drain
         Dialect dialect = new PostgreSqlDialect();
         long start = System.nanoTime();
         int confirmed = 0;
@@ -211,25 +353,14 @@ class OutboxBenchmarkIT {
             connection.setAutoCommit(false);
             while (true) {
                 OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-                List<OutboundEvent> claimed = dialect.claim(connection, new ClaimRequest("bench", 100, now,
+                List<OutboundEvent> claimed = dialect.claim(connection, new ClaimRequest("bench", BATCH, now,
                         now.plusSeconds(30), true, Set.of()));
                 connection.commit();
                 if (claimed.isEmpty()) {
                     break;
                 }
-                try (PreparedStatement confirm = connection.prepareStatement(Dialect.CONFIRM)) {
-                    for (OutboundEvent event : claimed) {
-                        confirm.setObject(1, now);
-                        confirm.setString(2, "raw");
-                        confirm.setNull(3, java.sql.Types.INTEGER);
-                        confirm.setNull(4, java.sql.Types.BIGINT);
-                        confirm.setObject(5, event.id().value());
-                        confirm.setString(6, "bench");
-                        confirm.setLong(7, event.leaseVersion());
-                        confirm.addBatch();
-                    }
-                    confirm.executeBatch();
-                }
+                dialect.confirm(connection, "bench", now, claimed.stream().map(event -> new Delivery(
+                        event.id().value(), event.leaseVersion(), "raw", null, null)).toList());
                 connection.commit();
                 confirmed += claimed.size();
             }
@@ -296,6 +427,19 @@ class OutboxBenchmarkIT {
             return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
         } catch (Exception e) {
             return 0;
+        }
+    }
+
+    private static int intSetting(String name, int fallback) {
+        String value = System.getProperty(name, "");
+        return value.isBlank() ? fallback : Integer.parseInt(value.trim());
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

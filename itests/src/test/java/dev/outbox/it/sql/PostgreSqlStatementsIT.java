@@ -88,6 +88,23 @@ class PostgreSqlStatementsIT {
         return id;
     }
 
+    /** One row's columns, as strings (null stays null), for assertions that read well. */
+    private List<String> row(String sql, Object... values) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(sql)) {
+            for (int i = 0; i < values.length; i++) {
+                query.setObject(i + 1, values[i]);
+            }
+            try (java.sql.ResultSet rs = query.executeQuery()) {
+                assertTrue(rs.next(), "a row for " + sql);
+                List<String> columns = new java.util.ArrayList<>();
+                for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                    columns.add(rs.getString(i));
+                }
+                return columns;
+            }
+        }
+    }
+
     private List<OutboundEvent> claim(Connection c, String claimer, Set<String> independent) throws SQLException {
         return dialect.claim(c, new ClaimRequest(claimer, 10, now, now.plusSeconds(30), true, independent));
     }
@@ -130,6 +147,28 @@ class PostgreSqlStatementsIT {
         assertEquals(0, update(Dialect.PARK, "X", id, "p1", stale.leaseVersion()));
         assertEquals(0, update(Dialect.RETRY_LATER, now, "X", id, "p1", stale.leaseVersion()));
         assertEquals(1, update(Dialect.CONFIRM, now, "m-2", 0, 7L, id, "p2", current.leaseVersion()));
+    }
+
+    @Test
+    void theOneStatementConfirmWritesOnlyTheRowsWhoseClaimIsCurrent() throws SQLException {
+        UUID taken = pending("a", 1, "T");
+        UUID kept = pending("b", 1, "T");
+        List<OutboundEvent> stale = claim(connection, "p1", Set.of());
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), taken);
+        OutboundEvent takenOver = claim(connection, "p2", Set.of()).get(0);
+        assertEquals(taken, takenOver.id().value(), "p2 took over the row whose lease ran out");
+        Set<UUID> confirmed = dialect.confirm(connection, "p1", now, stale.stream()
+                .map(e -> new dev.outbox.schema.Delivery(e.id().value(), e.leaseVersion(), "m-" + e.event().aggregateId(),
+                        null, null))
+                .toList());
+        assertEquals(Set.of(kept), confirmed, "p1 confirms its current claim only; the taken-over row is p2's (R4.2)");
+        assertEquals(List.of("DELIVERED", "m-b"), row("SELECT state, broker_message_id FROM outbox_event"
+                + " WHERE event_id = ?", kept));
+        assertEquals(List.of("PENDING"), row("SELECT state FROM outbox_event WHERE event_id = ?", taken));
+        assertEquals(Set.of(taken), dialect.confirm(connection, "p2", now, List.of(new dev.outbox.schema.Delivery(
+                taken, takenOver.leaseVersion(), "m-a2", 3, 42L))));
+        assertEquals(List.of("DELIVERED", "m-a2", "3", "42"), row("SELECT state, broker_message_id,"
+                + " broker_partition, broker_offset FROM outbox_event WHERE event_id = ?", taken));
     }
 
     @Test

@@ -106,6 +106,21 @@ public final class ExampleService {
         return send(request);
     }
 
+    /** The example's in-server benchmark load ({@code example.benchmark=true}): a POST that may run for minutes. */
+    public Reply benchmark(String pathAndQuery, Duration timeout) {
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(base.resolve("api/benchmark/"
+                    + pathAndQuery)).POST(HttpRequest.BodyPublishers.noBody()).timeout(timeout).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return new Reply(response.statusCode(), json(response.body()), response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException("the benchmark load did not answer at " + base, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     private Reply post(String path, String body, String drill) {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
                 .header("Content-Type", "application/json")

@@ -129,13 +129,19 @@ public class OutboxMetrics {
         }));
     }
 
-    /** One send's outcome as the publisher saw it, before its confirm. */
-    public void sent(String eventType, String destination, SendResult result) {
-        String outcome = result instanceof SendResult.Delivered ? "delivered"
-                : result instanceof SendResult.TransientFailure ? "transient"
-                : result instanceof SendResult.UnknownOutcome ? "unknown" : "permanent";
-        registry.counter(PUBLISHED, tag("event_type", eventType), tag("destination", destination),
-                tag("outcome", outcome)).inc();
+    /** One counter of {@code outbox_publish_total}: what the publisher saw for an event type at a destination. */
+    public record Sent(String eventType, String destination, String outcome) {
+        public static Sent of(String eventType, String destination, SendResult result) {
+            return new Sent(eventType, destination, result instanceof SendResult.Delivered ? "delivered"
+                    : result instanceof SendResult.TransientFailure ? "transient"
+                    : result instanceof SendResult.UnknownOutcome ? "unknown" : "permanent");
+        }
+    }
+
+    /** A batch's send outcomes before its confirm, counted once per counter rather than once per event. */
+    public void sent(Map<Sent, Long> counts) {
+        counts.forEach((sent, count) -> registry.counter(PUBLISHED, tag("event_type", sent.eventType()),
+                tag("destination", sent.destination()), tag("outcome", sent.outcome())).inc(count));
     }
 
     /** Called in the consumer's transaction: it must never fail it. */

@@ -108,6 +108,15 @@ public class KafkaTransport implements Transport {
                         + settings.maxBlock().toMillis() + " ms; " + events.size() + " events retry later");
             }
         }
+        if (unreachable == null && acks.stream().anyMatch(ack -> ack != null && !ack.isDone())) {
+            // The whole batch is queued and will be awaited: send it now instead of lingering linger.ms for more
+            // records that are not coming. Bounded by delivery.timeout.ms (the send timeout).
+            try {
+                kafka.flush();
+            } catch (KafkaException e) {
+                LOG.fine(() -> "Kafka flush interrupted: " + e.getClass().getName() + "; the acks are awaited");
+            }
+        }
         long deadline = System.nanoTime() + settings.sendTimeout().plusSeconds(5).toNanos();
         List<SendResult> results = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {

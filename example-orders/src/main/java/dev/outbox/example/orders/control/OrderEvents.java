@@ -2,7 +2,7 @@ package dev.outbox.example.orders.control;
 
 import dev.outbox.event.OutboxEvent;
 import dev.outbox.example.orders.entity.Order;
-import jakarta.json.Json;
+import jakarta.json.spi.JsonProvider;
 import jakarta.json.JsonObjectBuilder;
 
 import java.math.BigDecimal;
@@ -13,6 +13,9 @@ import java.math.BigDecimal;
  */
 public final class OrderEvents {
 
+    /** Looked up once: {@code Json.createObjectBuilder} searches the service loader on every call. */
+    private static final JsonProvider JSON = JsonProvider.provider();
+
     public static final String ORDER_PLACED = "OrderPlaced";
     public static final String ORDER_PAID = "OrderPaid";
     public static final String ORDER_NOTED = "OrderNoted";
@@ -21,7 +24,7 @@ public final class OrderEvents {
     }
 
     public static OutboxEvent placed(Order order, String note) {
-        JsonObjectBuilder body = Json.createObjectBuilder()
+        JsonObjectBuilder body = JSON.createObjectBuilder()
                 .add("orderId", order.id())
                 .add("customerId", order.customerId())
                 .add("amount", order.amount());
@@ -33,7 +36,7 @@ public final class OrderEvents {
     }
 
     public static OutboxEvent paid(String orderId, String customerId, BigDecimal amount, long paidVersion) {
-        String body = Json.createObjectBuilder()
+        String body = JSON.createObjectBuilder()
                 .add("orderId", orderId)
                 .add("customerId", customerId)
                 .add("amount", amount)
@@ -42,7 +45,7 @@ public final class OrderEvents {
     }
 
     public static OutboxEvent noted(String orderId, String note, long version) {
-        String body = Json.createObjectBuilder().add("orderId", orderId).add("note", note).build().toString();
+        String body = JSON.createObjectBuilder().add("orderId", orderId).add("note", note).build().toString();
         return OutboxEvent.of(Order.AGGREGATE_TYPE, orderId, version, ORDER_NOTED, body);
     }
 }
