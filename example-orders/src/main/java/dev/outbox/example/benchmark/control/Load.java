@@ -40,8 +40,9 @@ public final class Load {
     }
 
     /**
-     * {@code callers} callers share {@code perSecond} commands a second, each on its slice of {@code orders} in
-     * turn; a caller that falls behind catches up without sleeping (the figures then show it).
+     * {@code callers} callers share {@code perSecond} commands a second, each on its own slice of {@code orders}
+     * in turn (no two callers change one order); a caller that falls behind catches up without sleeping (the
+     * figures then show it).
      *
      * @return commands that completed
      */
@@ -51,8 +52,15 @@ public final class Load {
         long total = perSecond * millis / 1000;
         AtomicLong done = new AtomicLong();
         List<Future<?>> running = new ArrayList<>();
+        if (orders.size() < callers) {
+            throw new IllegalArgumentException("steady load needs at least one order per caller (" + callers + ")");
+        }
         for (int c = 0; c < callers; c++) {
             int caller = c;
+            List<String> slice = new ArrayList<>();
+            for (int i = caller; i < orders.size(); i += callers) {
+                slice.add(orders.get(i));
+            }
             running.add(executor.submit(() -> {
                 long k = 0;
                 for (long n = caller; n < total; n += callers, k++) {
@@ -61,7 +69,7 @@ public final class Load {
                     if (wait > 0) {
                         TimeUnit.NANOSECONDS.sleep(wait);
                     }
-                    command.accept(orders.get((int) (n % orders.size())));
+                    command.accept(slice.get((int) (k % slice.size())));
                     done.incrementAndGet();
                 }
                 return null;
