@@ -152,7 +152,8 @@ public interface Dialect {
         String folder = "META-INF/outbox/sql/" + name() + "/";
         return List.of(folder + "V1__outbox_event_and_processed_event.sql",
                 folder + "V2__inbox_versions_and_side_effects.sql",
-                folder + "V3__audit_and_replay_requests.sql");
+                folder + "V3__audit_and_replay_requests.sql",
+                folder + "V4__undelivered_versions_index.sql");
     }
 
     /**

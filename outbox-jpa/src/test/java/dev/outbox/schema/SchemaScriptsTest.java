@@ -56,7 +56,7 @@ class SchemaScriptsTest {
         List<String> pg = new PostgreSqlDialect().schemaScripts().stream().map(s -> s.substring(s.lastIndexOf('/'))).toList();
         assertEquals(h2, pg);
         for (String script : new PostgreSqlDialect().schemaScripts()) {
-            assertTrue(SqlScript.load(script, getClass().getClassLoader()).statements().size() >= 2, script);
+            assertTrue(SqlScript.load(script, getClass().getClassLoader()).statements().size() >= 1, script + " has statements");
         }
     }
 

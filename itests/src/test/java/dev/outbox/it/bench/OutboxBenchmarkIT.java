@@ -335,13 +335,17 @@ class OutboxBenchmarkIT {
         return byConsumer;
     }
 
-    /** Rows as the recorder writes them: 1000 aggregates, versions in order, a 170-byte payload. */
+    /**
+     * Rows as the recorder writes them: 1000 aggregates, versions in order, each event recorded a little after
+     * the one before (a microsecond apart, oldest first, all due now), a 170-byte payload.
+     */
     private void insertPending(String tag, int events) {
         db.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version, event_type,"
                 + " schema_version, payload, created_at, state, attempts, next_attempt_at, lease_version)"
                 + " SELECT gen_random_uuid(), 'Bench', ? || '-' || (g % 1000), g / 1000 + 1, 'BenchNoted', 1,"
-                + " '{\"n\":' || g || ',\"pad\":\"' || repeat('x', 150) || '\"}', now(), 'PENDING', 0, now(), 0"
-                + " FROM generate_series(0, ? - 1) g", tag, events);
+                + " '{\"n\":' || g || ',\"pad\":\"' || repeat('x', 150) || '\"}',"
+                + " now() - (? - g) * interval '1 microsecond', 'PENDING', 0, now() - (? - g) * interval '1 microsecond', 0"
+                + " FROM generate_series(0, ? - 1) g", tag, events, events, events);
     }
 
     /** Delivered rows of another aggregate type, as a table looks after a while in production. */
@@ -413,10 +417,10 @@ class OutboxBenchmarkIT {
         }
     }
 
-    /** The plan PostgreSQL chooses for the claim's candidate query (strict ordering, batch of 100). */
+    /** The plan PostgreSQL chooses for the claim's candidate query (strict ordering, the benchmark's batch size). */
     private String claimPlan() throws Exception {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        ClaimRequest request = new ClaimRequest("bench", 100, now, now.plusSeconds(30), true, Set.of());
+        ClaimRequest request = new ClaimRequest("bench", BATCH, now, now.plusSeconds(30), true, Set.of());
         try (Connection connection = DriverManager.getConnection(JDBC, "outbox", "outbox");
              PreparedStatement explain = connection.prepareStatement("EXPLAIN SELECT e.event_id "
                      + Dialect.candidates(request) + " FOR UPDATE SKIP LOCKED")) {

@@ -1,0 +1,4 @@
+-- Outbox schema, version 4, H2: nothing to do. PostgreSQL gets a partial index of undelivered rows for the
+-- strict-order check here; H2 has no partial indexes, and the embedded default keeps using the unique key
+-- (aggregate_type, aggregate_id, aggregate_version) for that check. The file exists so both dialects keep
+-- the same version numbers.
