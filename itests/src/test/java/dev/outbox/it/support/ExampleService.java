@@ -108,17 +108,8 @@ public final class ExampleService {
 
     /** The example's in-server benchmark load ({@code example.benchmark=true}): a POST that may run for minutes. */
     public Reply benchmark(String pathAndQuery, Duration timeout) {
-        try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(base.resolve("api/benchmark/"
-                    + pathAndQuery)).POST(HttpRequest.BodyPublishers.noBody()).timeout(timeout).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return new Reply(response.statusCode(), json(response.body()), response.body());
-        } catch (IOException e) {
-            throw new UncheckedIOException("the benchmark load did not answer at " + base, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return send(HttpRequest.newBuilder(base.resolve("api/benchmark/" + pathAndQuery))
+                .POST(HttpRequest.BodyPublishers.noBody()), timeout);
     }
 
     private Reply post(String path, String body, String drill) {
@@ -132,8 +123,12 @@ public final class ExampleService {
     }
 
     private Reply send(HttpRequest.Builder request) {
+        return send(request, Duration.ofSeconds(30));
+    }
+
+    private Reply send(HttpRequest.Builder request, Duration timeout) {
         try {
-            HttpResponse<String> response = http.send(request.timeout(Duration.ofSeconds(30)).build(),
+            HttpResponse<String> response = http.send(request.timeout(timeout).build(),
                     HttpResponse.BodyHandlers.ofString());
             return new Reply(response.statusCode(), json(response.body()), response.body());
         } catch (IOException e) {
