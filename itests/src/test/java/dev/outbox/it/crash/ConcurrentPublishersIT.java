@@ -74,8 +74,12 @@ class ConcurrentPublishersIT {
         clients.shutdown();
         serverA.stop();
 
-        // Both servers start together and publish one event per claim, so their claims interleave.
-        String smallBatches = "<server><variable name=\"outbox.publisher.batch-size\" value=\"1\"/></server>";
+        // Both servers start together and publish one event per claim and one claim per 20 ms tick, so their
+        // claims interleave: a server that starts a few seconds before the other cannot drain the whole backlog
+        // alone (it did, once the publisher got faster: 796 to 4).
+        String smallBatches = "<server><variable name=\"outbox.publisher.batch-size\" value=\"1\"/>"
+                + "<variable name=\"outbox.publisher.max-batches-per-run\" value=\"1\"/>"
+                + "<variable name=\"outbox.publisher.interval-ms\" value=\"20\"/></server>";
         serverA.writeOverride("failpoint.xml", smallBatches);
         serverB.writeOverride("failpoint.xml", smallBatches);
         ExecutorService starters = Executors.newFixedThreadPool(2);
