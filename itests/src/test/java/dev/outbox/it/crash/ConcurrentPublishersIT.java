@@ -74,27 +74,27 @@ class ConcurrentPublishersIT {
         clients.shutdown();
         serverA.stop();
 
-        // Both servers start together and publish one event per claim and one claim per 20 ms tick, so their
-        // claims interleave: a server that starts a few seconds before the other cannot drain the whole backlog
-        // alone (it did, once the publisher got faster: 796 to 4).
-        String smallBatches = "<server><variable name=\"outbox.publisher.batch-size\" value=\"1\"/>"
-                + "<variable name=\"outbox.publisher.max-batches-per-run\" value=\"1\"/>"
-                + "<variable name=\"outbox.publisher.interval-ms\" value=\"20\"/></server>";
+        // The backlog is held back until both servers answer, then released at once: each publishes one event
+        // per claim, so their claims interleave whichever server started first (without the hold, a faster
+        // publisher that started a few seconds earlier drained 796 of 800 alone).
+        String ofThisBacklog = "payload LIKE '%" + tag + "%'";
+        db.execute("UPDATE outbox_event SET next_attempt_at = next_attempt_at + INTERVAL '1' DAY WHERE " + ofThisBacklog);
+        String smallBatches = "<server><variable name=\"outbox.publisher.batch-size\" value=\"1\"/></server>";
         serverA.writeOverride("failpoint.xml", smallBatches);
         serverB.writeOverride("failpoint.xml", smallBatches);
         ExecutorService starters = Executors.newFixedThreadPool(2);
         List<Future<?>> started = List.of(starters.submit(() -> {
-            serverA.launch();
+            serverA.start();
             return null;
         }), starters.submit(() -> {
-            serverB.launch();
+            serverB.start();
             return null;
         }));
         for (Future<?> done : started) {
             done.get();
         }
         starters.shutdown();
-        String ofThisBacklog = "payload LIKE '%" + tag + "%'";
+        db.execute("UPDATE outbox_event SET next_attempt_at = CURRENT_TIMESTAMP WHERE " + ofThisBacklog);
         await(Duration.ofSeconds(120), "all " + (2 * ORDERS) + " events delivered",
                 () -> db.count("outbox_event", ofThisBacklog + " AND state = 'DELIVERED'"), n -> n == 2L * ORDERS);
 
