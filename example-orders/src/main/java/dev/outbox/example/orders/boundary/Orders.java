@@ -2,6 +2,7 @@ package dev.outbox.example.orders.boundary;
 
 import dev.outbox.example.orders.control.FaultDrill;
 import dev.outbox.example.orders.control.OrderEvents;
+import dev.outbox.example.orders.control.OrderVersions;
 import dev.outbox.example.orders.entity.Order;
 import dev.outbox.example.orders.entity.OrderStatus;
 import dev.outbox.record.OutboxRecorder;
@@ -31,6 +32,9 @@ public class Orders {
 
     @Inject
     OutboxRecorder outbox;
+
+    @Inject
+    OrderVersions versions;
 
     public record Placed(String orderId, long version) {
     }
@@ -87,21 +91,9 @@ public class Orders {
      */
     @Outboxed
     public Placed note(String orderId, String note) {
-        Order order = entityManager.find(Order.class, orderId);
-        if (order == null) {
-            throw new OrderNotFoundException(orderId);
-        }
-        long expected = order.version();
-        int changed = entityManager.createQuery("UPDATE PurchaseOrder o SET o.version = o.version + 1 "
-                        + "WHERE o.id = :id AND o.version = :expected")
-                .setParameter("id", orderId)
-                .setParameter("expected", expected)
-                .executeUpdate();
-        if (changed != 1) {
-            throw new OrderConflictException("order " + orderId + " is no longer at version " + expected);
-        }
-        outbox.record(OrderEvents.noted(orderId, note, expected + 1));
-        return new Placed(orderId, expected + 1);
+        long next = versions.advance(orderId);
+        outbox.record(OrderEvents.noted(orderId, note, next));
+        return new Placed(orderId, next);
     }
 
     private static OffsetDateTime now() {
