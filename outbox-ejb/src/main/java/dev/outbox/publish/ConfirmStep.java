@@ -40,8 +40,9 @@ public class ConfirmStep {
     }
 
     /**
-     * One JDBC batch per kind of outcome, so a confirm costs a few round trips per batch rather than one per
-     * event; each row's update count still tells whether the claim was still ours.
+     * Deliveries through the dialect's batch confirm (one statement on PostgreSQL), parks and retries as one JDBC
+     * batch each, so a confirm costs a few round trips per batch rather than one per event; each row's answer
+     * still tells whether the claim was still ours.
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public Confirmed record(String claimer, List<Outcome> outcomes, Backoff backoff, PublisherSettings settings) {

@@ -12,8 +12,10 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -168,9 +170,9 @@ public interface Dialect {
      * returns their ids; an id missing from the answer lost its lease to another claimer (R4.2). This default
      * runs {@link #CONFIRM} once per event as one JDBC batch; a dialect may do it in one statement.
      */
-    default java.util.Set<UUID> confirm(Connection connection, String claimer, OffsetDateTime now,
-                                        List<Delivery> deliveries) throws SQLException {
-        java.util.Set<UUID> confirmed = new java.util.HashSet<>();
+    default Set<UUID> confirm(Connection connection, String claimer, OffsetDateTime now, List<Delivery> deliveries)
+            throws SQLException {
+        Set<UUID> confirmed = new HashSet<>();
         if (deliveries.isEmpty()) {
             return confirmed;
         }

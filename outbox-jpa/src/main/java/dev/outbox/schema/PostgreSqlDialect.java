@@ -7,7 +7,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 /** PostgreSQL 12 and later. */
@@ -54,9 +56,9 @@ public final class PostgreSqlDialect implements Dialect {
             + " AND e.state = 'PENDING' RETURNING e.event_id";
 
     @Override
-    public java.util.Set<UUID> confirm(Connection connection, String claimer, OffsetDateTime now,
-                                       List<Delivery> deliveries) throws SQLException {
-        java.util.Set<UUID> confirmed = new java.util.HashSet<>();
+    public Set<UUID> confirm(Connection connection, String claimer, OffsetDateTime now, List<Delivery> deliveries)
+            throws SQLException {
+        Set<UUID> confirmed = new HashSet<>();
         if (deliveries.isEmpty()) {
             return confirmed;
         }

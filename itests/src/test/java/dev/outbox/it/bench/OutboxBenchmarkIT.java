@@ -312,9 +312,7 @@ class OutboxBenchmarkIT {
         String mine = "e.aggregate_id IN (SELECT order_id FROM orders WHERE customer_id = '" + run + "')";
         for (String consumer : consumers) {
             // Warm: every consumer has its partitions and has applied the orders' OrderPlaced before we measure.
-            await(Duration.ofMinutes(2), consumer + " applied the " + orders + " OrderPlaced", () -> db.count(
-                    "outbox_event e JOIN processed_event p ON p.event_id = e.event_id AND p.consumer = '" + consumer
-                            + "'", mine), n -> n == orders);
+            awaitApplied(consumer, mine, orders, "OrderPlaced");
         }
         // Warm-up: the same load for a while on a fresh server (JIT, pools, consumer fetch sessions), consumed
         // before the measured part starts; only events recorded after that count.
@@ -324,9 +322,7 @@ class OutboxBenchmarkIT {
         assertEquals(200, warm.status(), "the warm-up load ran: " + warm.raw());
         long warmNotes = warm.body().getJsonNumber("notes").longValue();
         for (String consumer : consumers) {
-            await(Duration.ofMinutes(2), consumer + " applied the warm-up's " + warmNotes + " OrderNoted", () -> db.count(
-                    "outbox_event e JOIN processed_event p ON p.event_id = e.event_id AND p.consumer = '" + consumer
-                            + "'", mine + " AND e.event_type = 'OrderNoted'"), n -> n == warmNotes);
+            awaitApplied(consumer, mine + " AND e.event_type = 'OrderNoted'", warmNotes, "warm-up OrderNoted");
         }
         String since = String.valueOf(db.rows("SELECT CAST(now() AS TEXT)").get(0).get(0));
         String measured = mine + " AND e.created_at >= CAST('" + since + "' AS TIMESTAMP WITH TIME ZONE)";
@@ -336,19 +332,27 @@ class OutboxBenchmarkIT {
         long notes = steady.body().getJsonNumber("notes").longValue();
         java.util.Map<String, Latency> byConsumer = new java.util.LinkedHashMap<>();
         for (String consumer : consumers) {
-            String marks = "outbox_event e JOIN processed_event p ON p.event_id = e.event_id AND p.consumer = '"
-                    + consumer + "'";
-            await(Duration.ofMinutes(2), consumer + " applied the " + notes + " OrderNoted", () -> db.count(marks,
-                    measured + " AND e.event_type = 'OrderNoted'"), n -> n == notes);
+            awaitApplied(consumer, measured + " AND e.event_type = 'OrderNoted'", notes, "OrderNoted");
             List<Object> row = db.rows("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms),"
                     + " percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) FROM (SELECT EXTRACT(EPOCH FROM"
-                    + " (p.processed_at - e.created_at)) * 1000 AS ms FROM " + marks + " WHERE " + measured
+                    + " (p.processed_at - e.created_at)) * 1000 AS ms FROM " + marksOf(consumer) + " WHERE " + measured
                     + " AND e.event_type = 'OrderNoted') l").get(0);
             byConsumer.put(consumer, new Latency(((Number) row.get(0)).doubleValue(), ((Number) row.get(1)).doubleValue(),
                     notes, steady.body().getJsonNumber("seconds").doubleValue(), perSecond));
         }
         server.stop();
         return byConsumer;
+    }
+
+    /** Events joined to one consumer's inbox marks: {@code e} is outbox_event, {@code p} processed_event. */
+    private static String marksOf(String consumer) {
+        return "outbox_event e JOIN processed_event p ON p.event_id = e.event_id AND p.consumer = '" + consumer + "'";
+    }
+
+    /** Waits until {@code consumer} has applied (marked in its inbox) {@code expected} events matching {@code where}. */
+    private void awaitApplied(String consumer, String where, long expected, String what) {
+        await(Duration.ofMinutes(2), consumer + " applied the " + expected + " " + what,
+                () -> db.count(marksOf(consumer), where), n -> n == expected);
     }
 
     /**

@@ -64,6 +64,10 @@ public class BenchmarkResource {
     public JsonObject writeOverhead(@QueryParam("callers") int callers, @QueryParam("millis") long millis,
                                     @QueryParam("rounds") int rounds) {
         requireEnabled();
+        if (millis < 1 || rounds < 1) {
+            throw new BadRequestException("write-overhead needs millis >= 1 and rounds >= 1, was millis=" + millis
+                    + " rounds=" + rounds);
+        }
         List<String> mine = place("write-overhead", callers);
         Load load = new Load(executor);
         Consumer<String> withOutbox = order -> orders.note(order, "b1");
@@ -109,8 +113,8 @@ public class BenchmarkResource {
         requireEnabled();
         List<String> mine = entityManager.createQuery("SELECT o.id FROM PurchaseOrder o WHERE o.customerId = :customer"
                 + " ORDER BY o.id", String.class).setParameter("customer", customer).getResultList();
-        if (mine.isEmpty() || rate < 1) {
-            throw new BadRequestException("steady load needs a rate and orders of customer " + customer
+        if (mine.isEmpty() || rate < 1 || millis < 1) {
+            throw new BadRequestException("steady load needs rate >= 1, millis >= 1 and orders of customer " + customer
                     + " (POST /api/benchmark/orders first)");
         }
         long start = System.nanoTime();
