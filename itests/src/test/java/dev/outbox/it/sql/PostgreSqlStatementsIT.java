@@ -172,6 +172,19 @@ class PostgreSqlStatementsIT {
     }
 
     @Test
+    void theBatchConfirmRefusesAnEarlierLeaseOfTheSameClaimer() throws SQLException {
+        UUID id = pending("a", 1, "T");
+        OutboundEvent first = claim(connection, "p1", Set.of()).get(0);
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), id);
+        // The same claimer id takes its own expired row again (a second worker of one server does).
+        OutboundEvent again = claim(connection, "p1", Set.of()).get(0);
+        assertEquals(Set.of(), dialect.confirm(connection, "p1", now, List.of(new dev.outbox.schema.Delivery(id,
+                first.leaseVersion(), "m-old", null, null))), "the lease version fences an earlier claim (R4.2)");
+        assertEquals(Set.of(id), dialect.confirm(connection, "p1", now, List.of(new dev.outbox.schema.Delivery(id,
+                again.leaseVersion(), "m-new", null, null))));
+    }
+
+    @Test
     void strictEventsWaitBehindAParkedVersionAndIndependentOnesGoOn() throws SQLException {
         UUID v1 = pending("a", 1, "Placed");
         pending("a", 2, "Placed");

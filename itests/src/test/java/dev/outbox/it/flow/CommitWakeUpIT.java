@@ -1,0 +1,52 @@
+package dev.outbox.it.flow;
+
+import dev.outbox.it.support.ExampleService;
+import dev.outbox.it.support.ExampleService.Reply;
+import dev.outbox.it.support.LibertyProcess;
+import dev.outbox.it.support.OutboxDatabase;
+import dev.outbox.it.support.Settings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+
+import static dev.outbox.it.support.Eventually.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The after-commit wake-up ({@code publish.WakeUp}): a business commit starts a publisher run at once, so an
+ * event does not wait for the timer. The timer here first fires after ten minutes; only the wake-up can deliver
+ * within seconds.
+ */
+@EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
+class CommitWakeUpIT {
+
+    private final ExampleService service = new ExampleService(Settings.required("it.crash.base.url"));
+    private final LibertyProcess server = new LibertyProcess(Path.of(Settings.required("it.wlp")), "outbox-it-crash",
+            service);
+    private final OutboxDatabase db = new OutboxDatabase(Settings.required("it.crash.jdbc.url"), "outbox", "outbox");
+
+    @AfterEach
+    void restoreTheCrashServer() throws Exception {
+        server.deleteOverride("failpoint.xml");
+        server.stop();
+        server.kill();
+    }
+
+    @Test
+    void aCommitWakesThePublisherLongBeforeItsTimer() throws Exception {
+        server.writeOverride("failpoint.xml", "<server><variable name=\"outbox.publisher.interval-ms\""
+                + " value=\"600000\"/></server>");
+        server.start();
+        String tag = "wake-up-" + UUID.randomUUID();
+        Reply placed = service.placeOrder(tag, BigDecimal.ONE);
+        assertEquals(201, placed.status(), placed.toString());
+        await(Duration.ofSeconds(15), "the OrderPlaced of " + placed.orderId() + " delivered with the timer ten"
+                + " minutes away", () -> db.count("outbox_event", "aggregate_id = '" + placed.orderId()
+                + "' AND state = 'DELIVERED'"), n -> n == 1);
+    }
+}
