@@ -32,14 +32,15 @@ class CommitWakeUpIT {
 
     @AfterEach
     void restoreTheCrashServer() throws Exception {
-        server.deleteOverride("failpoint.xml");
+        server.deleteOverride("wakeup.xml");
         server.stop();
         server.kill();
     }
 
     @Test
     void aCommitWakesThePublisherLongBeforeItsTimer() throws Exception {
-        server.writeOverride("failpoint.xml", "<server><variable name=\"outbox.publisher.interval-ms\""
+        // Named after itests.xml (interval 500 ms): Liberty applies override files in name order, the last wins.
+        server.writeOverride("wakeup.xml", "<server><variable name=\"outbox.publisher.interval-ms\""
                 + " value=\"600000\"/></server>");
         server.start();
         String tag = "wake-up-" + UUID.randomUUID();
