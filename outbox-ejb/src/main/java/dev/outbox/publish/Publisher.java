@@ -1,7 +1,6 @@
 package dev.outbox.publish;
 
 import dev.outbox.event.OutboxEvent;
-import dev.outbox.ops.metrics.OutboxMetrics;
 import dev.outbox.record.OutboxCommitted;
 import dev.outbox.schema.ClaimRequest;
 import dev.outbox.transport.OutboundEvent;
@@ -21,6 +20,7 @@ import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.event.Event;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -70,8 +70,9 @@ public class Publisher {
     @Inject
     ConfirmStep confirms;
 
+    /** Observed by the metrics where the server has a metrics API (R6.1); nothing here depends on one. */
     @Inject
-    OutboxMetrics metrics;
+    Event<BatchSent> batchSent;
 
     @Inject
     WakeUp wakeUps;
@@ -252,15 +253,15 @@ public class Publisher {
                 List<SendResult> results = profile.send(() -> sendOrShadow(claimed));
                 Failpoint.AFTER_SEND_BEFORE_CONFIRM.reach();
                 List<Outcome> outcomes = new ArrayList<>(claimed.size());
-                Map<OutboxMetrics.Sent, Long> sent = new HashMap<>();
+                Map<BatchSent.Sent, Long> sent = new HashMap<>();
                 for (int i = 0; i < claimed.size(); i++) {
                     OutboundEvent event = claimed.get(i);
                     outcomes.add(new Outcome(event, results.get(i)));
                     String eventType = event.event().eventType();
-                    sent.merge(OutboxMetrics.Sent.of(eventType, event.shadow() ? "shadow" : routes.namesOf(eventType),
+                    sent.merge(BatchSent.Sent.of(eventType, event.shadow() ? "shadow" : routes.namesOf(eventType),
                             results.get(i)), 1L, Long::sum);
                 }
-                metrics.sent(sent);
+                batchSent.fire(new BatchSent(sent));
                 profile.confirm(() -> confirms.record(settings.claimerId(), outcomes, settings.backoff(), settings));
                 Failpoint.AFTER_CONFIRM.reach();
                 if (claimed.size() < settings.batchSize()) {

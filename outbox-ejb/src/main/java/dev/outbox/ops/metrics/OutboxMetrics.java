@@ -5,7 +5,7 @@ import dev.outbox.event.UuidV7;
 import dev.outbox.inbox.Inbox;
 import dev.outbox.inbox.InboxReceived;
 import dev.outbox.schema.OutboxDataSource;
-import dev.outbox.transport.SendResult;
+import dev.outbox.publish.BatchSent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
@@ -129,19 +129,14 @@ public class OutboxMetrics {
         }));
     }
 
-    /** One counter of {@code outbox_publish_total}: what the publisher saw for an event type at a destination. */
-    public record Sent(String eventType, String destination, String outcome) {
-        public static Sent of(String eventType, String destination, SendResult result) {
-            return new Sent(eventType, destination, result instanceof SendResult.Delivered ? "delivered"
-                    : result instanceof SendResult.TransientFailure ? "transient"
-                    : result instanceof SendResult.UnknownOutcome ? "unknown" : "permanent");
-        }
-    }
-
     /** A batch's send outcomes before its confirm, counted once per counter rather than once per event. */
-    public void sent(Map<Sent, Long> counts) {
-        counts.forEach((sent, count) -> registry.counter(PUBLISHED, tag("event_type", sent.eventType()),
-                tag("destination", sent.destination()), tag("outcome", sent.outcome())).inc(count));
+    void sent(@Observes BatchSent batch) {
+        try {
+            batch.counts().forEach((sent, count) -> registry.counter(PUBLISHED, tag("event_type", sent.eventType()),
+                    tag("destination", sent.destination()), tag("outcome", sent.outcome())).inc(count));
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "outbox metrics: send outcomes not counted", e);
+        }
     }
 
     /** Called in the consumer's transaction: it must never fail it. */
