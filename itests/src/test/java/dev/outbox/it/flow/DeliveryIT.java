@@ -32,67 +32,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Publish and consume on the real server: the leased publisher sends to the embedded JMS engine, the shipping
- * MDB consumes behind the inbox (R4, R5). Runs on H2 and on PostgreSQL. The server has a 2000-byte JMS message
+ * MDB consumes behind the inbox (R4, R5): the {@link DeliveryContract} every server passes, and Liberty's own
+ * failure drills. Runs on H2 and on PostgreSQL. The server has a 2000-byte JMS message
  * limit and quick retries (itests/src/test/liberty/itests.xml).
  */
 @ExtendWith({ArquillianExtension.class, ServerLogOnFailure.class})
-class DeliveryIT {
-
-    private static final Duration SOON = Duration.ofSeconds(20);
-
-    private final ExampleService service = ExampleService.fromSystemProperties();
-    private final OutboxDatabase db = OutboxDatabase.fromSystemProperties();
+class DeliveryIT extends DeliveryContract {
 
     @Deployment(testable = false)
     static EnterpriseArchive exampleEar() {
         return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(Settings.required("it.ear")));
-    }
-
-    private String placeAndPay(String customer) {
-        Reply placed = service.placeOrder(customer, new BigDecimal("9.99"));
-        assertEquals(201, placed.status(), placed.toString());
-        assertEquals(200, service.pay(placed.orderId(), 1).status());
-        return placed.orderId();
-    }
-
-    private List<StoredEvent> awaitDelivered(String orderId, int count) {
-        return await(SOON, count + " events of " + orderId + " delivered", () -> db.eventsOf(orderId),
-                events -> events.size() == count && events.stream().allMatch(e -> e.state().equals("DELIVERED")));
-    }
-
-    private long shipmentsOf(String orderId) {
-        return db.countWhere("shipment", "order_id", orderId);
-    }
-
-    @Test
-    void aPaidOrderIsDeliveredWithBrokerIdsAndShippedExactlyOnce() {
-        String orderId = placeAndPay("flow-" + UUID.randomUUID());
-
-        List<StoredEvent> delivered = awaitDelivered(orderId, 2);
-        delivered.forEach(e -> assertNotNull(e.brokerMessageId(), "the JMS message id is recorded (R4.7): " + e));
-        await(SOON, "one shipment for " + orderId, () -> shipmentsOf(orderId), n -> n == 1);
-        assertEquals(2, db.countWhere("processed_event", "aggregate_id", orderId),
-                "the inbox marked both events for the shipping consumer");
-    }
-
-    @Test
-    void anEventSentAgainAfterALostConfirmIsAbsorbedByTheInbox() {
-        String orderId = placeAndPay("redelivery-" + UUID.randomUUID());
-        StoredEvent paid = awaitDelivered(orderId, 2).get(1);
-        await(SOON, "one shipment", () -> shipmentsOf(orderId), n -> n == 1);
-        long duplicatesBefore = service.stats().body().getJsonNumber("duplicatesAbsorbed").longValue();
-
-        // As if the publisher died after the broker accepted and before its confirm (R4.3): the row is due again.
-        assertEquals(1, db.execute("UPDATE outbox_event SET state = 'PENDING', delivered_at = NULL,"
-                + " next_attempt_at = ?, claimed_by = NULL WHERE event_id = ?",
-                OffsetDateTime.now(ZoneOffset.UTC).minusSeconds(1), paid.eventId()));
-
-        StoredEvent resent = await(SOON, "OrderPaid delivered again", () -> db.eventsOf(orderId).get(1),
-                e -> e.state().equals("DELIVERED") && !paid.brokerMessageId().equals(e.brokerMessageId()));
-        assertEquals(paid.eventId(), resent.eventId(), "the same event id travels again (R2.2)");
-        await(SOON, "the duplicate absorbed", () -> service.stats().body().getJsonNumber("duplicatesAbsorbed").longValue(),
-                n -> n == duplicatesBefore + 1);
-        assertEquals(1, shipmentsOf(orderId), "still exactly one shipment");
     }
 
     @Test

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -13,7 +14,13 @@ import java.util.regex.Pattern;
  * A Liberty server run as a separate process, so a test can let it halt at a failpoint (or kill it) and start
  * it again: the process-level side of the fault-injection suite (R7.2).
  */
-public final class LibertyProcess {
+public final class LibertyProcess implements ServerProcess {
+
+    /**
+     * The override {@link #use} writes. Liberty applies override files in name order, the last one winning, so
+     * this name sorts after the suites' own (itests.xml, crash.xml).
+     */
+    static final String SETTINGS_FILE = "run.xml";
 
     private final Path wlp;
     private final String name;
@@ -32,7 +39,19 @@ public final class LibertyProcess {
         return wlp.resolve("usr/servers").resolve(name);
     }
 
-    /** Starts the server and waits until the example answers over HTTP. */
+    @Override
+    public void use(Map<String, String> settings) throws IOException {
+        if (settings.isEmpty()) {
+            deleteOverride(SETTINGS_FILE);
+            return;
+        }
+        StringBuilder xml = new StringBuilder("<server>");
+        settings.forEach((name, value) -> xml.append("<variable name=\"").append(name).append("\" value=\"")
+                .append(value).append("\"/>"));
+        writeOverride(SETTINGS_FILE, xml.append("</server>").toString());
+    }
+
+    @Override
     public void start() throws IOException, InterruptedException {
         launch();
         Eventually.await(Duration.ofSeconds(90), "the example answering on " + name, () -> {
@@ -49,6 +68,7 @@ public final class LibertyProcess {
      * the JVM that {@code server start} reports, so a later {@link #awaitExit} watches this one and never a
      * predecessor named by a stale pid file. A JVM that halted while starting leaves no pid: it counts as gone.
      */
+    @Override
     public void launch() throws IOException, InterruptedException {
         if (process().map(ProcessHandle::isAlive).orElse(false)) {
             throw new IllegalStateException("server " + name + " is still running (pid " + pid + ")");
@@ -58,7 +78,7 @@ public final class LibertyProcess {
         pid = started.find() ? Long.parseLong(started.group(1)) : -1;
     }
 
-    /** A clean stop, waiting until the JVM is gone. */
+    @Override
     public void stop() throws IOException, InterruptedException {
         run("stop");
         if (!awaitExit(Duration.ofSeconds(60))) {
@@ -67,7 +87,7 @@ public final class LibertyProcess {
         }
     }
 
-    /** Waits for the process to end on its own (a failpoint halts it); false if it is still alive. */
+    @Override
     public boolean awaitExit(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
@@ -79,7 +99,7 @@ public final class LibertyProcess {
         return false;
     }
 
-    /** SIGKILL, for a server that must not linger after a failed test. */
+    @Override
     public void kill() throws InterruptedException {
         process().ifPresent(ProcessHandle::destroyForcibly);
         awaitExit(Duration.ofSeconds(10));
