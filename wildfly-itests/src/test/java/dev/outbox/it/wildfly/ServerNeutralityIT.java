@@ -20,13 +20,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The outbox's own modules in the EAR use only Jakarta EE, MicroProfile and Kafka APIs: no class of theirs names
  * an Open Liberty or WebSphere type, nor a WildFly or JBoss one (issue 9), so the same jars deploy on both.
- * Reads every class file of outbox-jpa, outbox-ejb, outbox-jms-bridge and outbox-admin inside the EAR the
+ * Reads every class file of outbox-jpa, outbox-ejb, outbox-jms-bridge, outbox-admin and outbox-health inside the EAR the
  * suites deploy and looks for those packages in its constant pool.
  */
 class ServerNeutralityIT {
 
     private static final List<String> OUTBOX_MODULES = List.of("lib/outbox-jpa.jar", "outbox-jpa.jar",
-            "lib/outbox-jms-bridge.jar", "outbox-jms-bridge.jar", "outbox-ejb.jar", "outbox-admin.war");
+            "lib/outbox-jms-bridge.jar", "outbox-jms-bridge.jar", "outbox-ejb.jar", "outbox-admin.war", "outbox-health.war");
     private static final List<String> SERVER_PACKAGES = List.of("com/ibm/", "io/openliberty/", "org/jboss/",
             "org/wildfly/");
 

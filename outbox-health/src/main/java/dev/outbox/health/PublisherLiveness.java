@@ -1,4 +1,4 @@
-package dev.outbox.ops.health;
+package dev.outbox.health;
 
 import dev.outbox.publish.Publisher;
 import jakarta.enterprise.context.ApplicationScoped;
