@@ -2,6 +2,7 @@ package dev.outbox.admin;
 
 import dev.outbox.ops.audit.AuditTrail;
 import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.RequestScoped;
 import jakarta.ejb.EJB;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
@@ -16,6 +17,8 @@ import jakarta.ws.rs.core.MediaType;
 /** {@code GET /api/audit[?eventId=...][&limit=100]}: who did what and when, newest first (R6.6, R9.2). */
 @Path("audit")
 @Produces(MediaType.APPLICATION_JSON)
+// A CDI bean, so @EJB injection works on every server (WildFly's RESTEasy injects none into a plain resource)
+@RequestScoped
 public class AuditResource {
 
     @EJB

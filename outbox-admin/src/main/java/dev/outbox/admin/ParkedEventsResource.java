@@ -3,6 +3,7 @@ package dev.outbox.admin;
 import dev.outbox.ops.AdminRefusal;
 import dev.outbox.ops.repair.ParkedEvents;
 import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.RequestScoped;
 import jakarta.ejb.EJB;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
@@ -34,6 +35,8 @@ import java.net.URISyntaxException;
 @Path("/")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
+// A CDI bean, so @EJB injection works on every server (WildFly's RESTEasy injects none into a plain resource)
+@RequestScoped
 public class ParkedEventsResource {
 
     @EJB

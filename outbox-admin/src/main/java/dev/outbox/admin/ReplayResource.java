@@ -5,6 +5,7 @@ import dev.outbox.ops.replay.Replay;
 import dev.outbox.ops.replay.ReplayDecision;
 import dev.outbox.ops.replay.ReplaySelection;
 import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.RequestScoped;
 import jakarta.ejb.EJB;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -37,6 +38,8 @@ import java.util.UUID;
 @Path("replays")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
+// A CDI bean, so @EJB injection works on every server (WildFly's RESTEasy injects none into a plain resource)
+@RequestScoped
 public class ReplayResource {
 
     @EJB

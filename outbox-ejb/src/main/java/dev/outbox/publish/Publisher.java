@@ -1,6 +1,7 @@
 package dev.outbox.publish;
 
 import dev.outbox.event.OutboxEvent;
+import dev.outbox.health.PublisherHeartbeat;
 import dev.outbox.record.OutboxCommitted;
 import dev.outbox.schema.ClaimRequest;
 import dev.outbox.transport.OutboundEvent;
@@ -77,6 +78,10 @@ public class Publisher {
     @Inject
     WakeUp wakeUps;
 
+    /** Liveness (R6.4): the check reads when this publisher's last run ended. */
+    @Inject
+    PublisherHeartbeat heartbeat;
+
     @Inject
     @Any
     Instance<Transport> transports;
@@ -87,7 +92,6 @@ public class Publisher {
     private final AtomicBoolean wanted = new AtomicBoolean();
     private final AtomicInteger helpers = new AtomicInteger();
     private volatile boolean stopped;
-    private volatile java.time.Instant lastRunEnded = java.time.Instant.now();
 
     @PostConstruct
     void start() {
@@ -106,6 +110,7 @@ public class Publisher {
         long interval = settings.interval().toMillis();
         wakeUps.attach(this::wakeUp);
         timers.createIntervalTimer(interval, interval, new TimerConfig("outbox-publisher", false));
+        heartbeat.started(settings.interval());
         LOG.info(() -> "outbox publisher " + settings.claimerId() + " started: transport " + routes.describe()
                 + ", every " + interval + " ms, batches of " + settings.batchSize() + ", " + settings.workers()
                 + " worker(s), lease "
@@ -117,6 +122,7 @@ public class Publisher {
     void stop() {
         stopped = true;
         wakeUps.detach();
+        heartbeat.stopped();
     }
 
     @Timeout
@@ -156,19 +162,10 @@ public class Publisher {
                 // The table is the truth: unconfirmed rows stay claimed until their lease runs out.
                 LOG.log(Level.WARNING, "outbox publisher run failed; leases expire and the rows are retried", e);
             } finally {
-                lastRunEnded = java.time.Instant.now();
+                heartbeat.runEnded();
                 running.set(false);
             }
         }
-    }
-
-    /** For liveness: when the last run ended (start-up counts as one), and the timer interval. */
-    public java.time.Instant lastRunEnded() {
-        return lastRunEnded;
-    }
-
-    public java.time.Duration interval() {
-        return settings == null ? java.time.Duration.ofSeconds(1) : settings.interval();
     }
 
     /** Where an event would be sent now, one entry per transport of its route (a replay's dry run shows it). */
@@ -178,11 +175,6 @@ public class Publisher {
             return List.of("none on this server (outbox.publisher.enabled=false)");
         }
         return current.of(event.eventType()).stream().map(t -> t.destinationOf(event)).toList();
-    }
-
-    /** Whether this instance publishes at all ({@code outbox.publisher.enabled} and a transport). */
-    public boolean active() {
-        return routes != null && !stopped;
     }
 
     /**

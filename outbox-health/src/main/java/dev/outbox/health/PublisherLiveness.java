@@ -1,6 +1,5 @@
 package dev.outbox.health;
 
-import dev.outbox.publish.Publisher;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -20,7 +19,7 @@ import java.time.Instant;
 public class PublisherLiveness implements HealthCheck {
 
     @Inject
-    Publisher publisher;
+    PublisherHeartbeat publisher;
 
     @Override
     public HealthCheckResponse call() {
