@@ -3,27 +3,34 @@
 # (embed-server), starting each time from the distribution's own standalone-full.xml, so a re-run never meets
 # its own earlier changes.
 #
-#   scripts/wildfly-configure.sh <wildfly-home> <script.cli>... [-Dname=value ...]
+#   scripts/wildfly-configure.sh <wildfly-home> <script.cli>... [-Dname=value ...] [--user name:password:group[,group]]...
 #
 # -D arguments go to every CLI script (postgresql.cli needs -Dpostgresql.jar=<path of the driver jar>).
+# --user adds a user of the ApplicationRealm (bin/add-user.sh) whose groups are the roles the admin API asks
+# for (outbox-operator, outbox-approver); the users files, too, start from the distribution's each time.
 set -euo pipefail
 
-home=${1:?usage: wildfly-configure.sh <wildfly-home> <script.cli>... [-Dname=value ...]}
+home=${1:?usage: wildfly-configure.sh <wildfly-home> <script.cli>... [-Dname=value ...] [--user name:password:groups]...}
 shift
 conf=$home/standalone/configuration
-if [ ! -f "$conf/standalone-full.xml.pristine" ]; then
-  cp "$conf/standalone-full.xml" "$conf/standalone-full.xml.pristine"
-fi
-cp "$conf/standalone-full.xml.pristine" "$conf/standalone-full.xml"
+for file in standalone-full.xml application-users.properties application-roles.properties; do
+  if [ ! -f "$conf/$file.pristine" ]; then
+    cp "$conf/$file" "$conf/$file.pristine"
+  fi
+  cp "$conf/$file.pristine" "$conf/$file"
+done
 rm -rf "$home/modules/org/postgresql" "$conf/standalone_xml_history"
 
 props=()
 scripts=()
-for arg in "$@"; do
-  case $arg in
-    -D*) props+=("$arg") ;;
-    *) scripts+=("$arg") ;;
+users=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    -D*) props+=("$1") ;;
+    --user) users+=("${2:?--user needs name:password:groups}"); shift ;;
+    *) scripts+=("$1") ;;
   esac
+  shift
 done
 
 for script in "${scripts[@]}"; do
@@ -34,4 +41,10 @@ for script in "${scripts[@]}"; do
     exit 1
   fi
   echo "wildfly-configure: applied $(basename "$script") to $home"
+done
+
+for user in "${users[@]}"; do
+  IFS=: read -r name password groups <<<"$user"
+  "$home/bin/add-user.sh" -s -a -u "$name" -p "$password" -g "$groups" >/dev/null
+  echo "wildfly-configure: application user $name in $groups"
 done
