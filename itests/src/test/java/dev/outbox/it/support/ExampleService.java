@@ -86,6 +86,17 @@ public final class ExampleService {
                 .GET()).raw();
     }
 
+    /** Waits until the example answers {@code /api/stats} with 200: its server started and deployed the EAR. */
+    public void awaitAnswering(String server, Duration timeout) {
+        Eventually.await(timeout, "the example answering on " + server, () -> {
+            try {
+                return stats().status();
+            } catch (RuntimeException e) {
+                return -1;
+            }
+        }, status -> status == 200);
+    }
+
     public Reply stats() {
         return send(HttpRequest.newBuilder(base.resolve("api/stats")).GET());
     }

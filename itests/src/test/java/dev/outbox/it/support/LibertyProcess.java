@@ -54,13 +54,7 @@ public final class LibertyProcess implements ServerProcess {
     @Override
     public void start() throws IOException, InterruptedException {
         launch();
-        Eventually.await(Duration.ofSeconds(90), "the example answering on " + name, () -> {
-            try {
-                return service.stats().status();
-            } catch (RuntimeException e) {
-                return -1;
-            }
-        }, status -> status == 200);
+        service.awaitAnswering(name, Duration.ofSeconds(90));
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.outbox.it.wildfly;
 
-import dev.outbox.it.support.Eventually;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ServerProcess;
 
@@ -10,8 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A WildFly server ({@code bin/standalone.sh -c standalone-full.xml}) run as a child process of the test, so a
@@ -26,6 +27,11 @@ public final class WildFlyProcess implements ServerProcess {
     private final ExampleService service;
     private Map<String, String> settings = Map.of();
     private Process script;
+    /**
+     * The script's process tree as seen so far: standalone.sh runs the server's JVM as its child, and a child
+     * whose parent died first is no longer among the script's descendants, so the test remembers it.
+     */
+    private final Set<ProcessHandle> tree = new HashSet<>();
 
     /**
      * @param baseSettings system properties of every start (the database's address, short leases)
@@ -45,13 +51,8 @@ public final class WildFlyProcess implements ServerProcess {
     @Override
     public void start() throws IOException {
         launch();
-        Eventually.await(Duration.ofSeconds(120), "the example answering on WildFly at " + home, () -> {
-            try {
-                return service.stats().status();
-            } catch (RuntimeException e) {
-                return -1;
-            }
-        }, status -> status == 200);
+        // WildFly deploys the EAR after it started: slower than Liberty's dropins here
+        service.awaitAnswering("WildFly at " + home, Duration.ofSeconds(120));
     }
 
     @Override
@@ -70,6 +71,8 @@ public final class WildFlyProcess implements ServerProcess {
                 .redirectOutput(Redirect.appendTo(console.toFile()));
         builder.environment().put("JAVA_OPTS", "-Xms64m -Xmx512m");
         script = builder.start();
+        tree.clear();
+        tree.add(script.toHandle());
     }
 
     /** SIGTERM to the server's JVM: WildFly shuts down cleanly on it. */
@@ -78,8 +81,7 @@ public final class WildFlyProcess implements ServerProcess {
         if (script == null) {
             return;
         }
-        script.descendants().forEach(ProcessHandle::destroy);
-        script.destroy();
+        tree().forEach(ProcessHandle::destroy);
         if (!awaitExit(Duration.ofSeconds(60))) {
             kill();
         }
@@ -92,7 +94,7 @@ public final class WildFlyProcess implements ServerProcess {
         }
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            if (!script.isAlive() && script.descendants().noneMatch(ProcessHandle::isAlive)) {
+            if (tree().stream().noneMatch(ProcessHandle::isAlive)) {
                 return true;
             }
             Thread.sleep(100);
@@ -105,8 +107,13 @@ public final class WildFlyProcess implements ServerProcess {
         if (script == null) {
             return;
         }
-        script.descendants().forEach(ProcessHandle::destroyForcibly);
-        script.destroyForcibly();
+        tree().forEach(ProcessHandle::destroyForcibly);
         awaitExit(Duration.ofSeconds(10));
+    }
+
+    /** The script and every process it started that this object has seen, alive or not. */
+    private Set<ProcessHandle> tree() {
+        script.descendants().forEach(tree::add);
+        return Set.copyOf(tree);
     }
 }
