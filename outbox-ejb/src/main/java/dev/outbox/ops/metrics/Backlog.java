@@ -69,4 +69,14 @@ public record Backlog(OffsetDateTime readAt, Map<String, Long> pending, Map<Stri
         return oldestPending.keySet().stream().map(this::oldestPendingAge).max(Duration::compareTo)
                 .orElse(Duration.ZERO);
     }
+
+    /** Pending events of all types. */
+    public long pendingTotal() {
+        return pending.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** Parked events of all types. */
+    public long parkedTotal() {
+        return parked.values().stream().mapToLong(Long::longValue).sum();
+    }
 }

@@ -14,20 +14,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.File;
+import java.util.List;
 import java.util.UUID;
 
+import static dev.outbox.it.support.Eventually.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The example EAR, the very file the Liberty suites deploy, on WildFly with its embedded defaults (H2, Artemis):
  * the publisher sends through Artemis, the shipping MDB consumes behind the inbox, and an event sent again
- * after a lost confirm is absorbed ({@link DeliveryContract}); the outbox's health checks are on WildFly's
- * health endpoints, and the admin API's roles hold.
+ * after a lost confirm is absorbed ({@link DeliveryContract}); the outbox's health checks and metrics are on
+ * WildFly's management endpoints, and the admin API's roles hold.
  */
 @ExtendWith(ArquillianExtension.class)
 class WildFlyDeliveryIT extends DeliveryContract {
 
-    /** WildFly serves MicroProfile Health on its management interface (9990 + the port offset of 100). */
+    /** WildFly serves health and metrics on its management interface (9990 + the port offset of 100). */
     private final ExampleService management = new ExampleService("http://127.0.0.1:10090");
 
     @Deployment(testable = false)
@@ -39,6 +42,22 @@ class WildFlyDeliveryIT extends DeliveryContract {
     void theOutboxReadinessAndLivenessChecksAreReportedAndUp() {
         assertCheck(management.health("health/ready"), "outbox-backlog");
         assertCheck(management.health("health/live"), "outbox-publisher");
+    }
+
+    @Test
+    void theOutboxMetricsAreScrapedFromMicrometerWithTheSameNamesAsOnLiberty() {
+        String orderId = placeAndPay("wildfly-metrics-" + UUID.randomUUID());
+        awaitDelivered(orderId, 2);
+        await(SOON, "one shipment for " + orderId, () -> shipmentsOf(orderId), n -> n == 1);
+        String scrape = await(SOON, "the publisher's and the inbox's counters in a scrape", management::metrics,
+                text -> text.contains("outbox_publish_total{") && text.contains("outbox_inbox_received_total{"));
+        for (String series : List.of("outbox_oldest_pending_age_seconds{", "outbox_pending{", "outbox_parked{",
+                "outbox_inbox_latency_seconds_count{")) {
+            assertTrue(scrape.contains(series), "the scrape has " + series + "\n" + scrape);
+        }
+        assertTrue(scrape.lines().anyMatch(line -> line.startsWith("outbox_publish_total{")
+                && line.contains("event_type=\"OrderPaid\"") && line.contains("outcome=\"delivered\"")),
+                "OrderPaid counted as delivered:\n" + scrape);
     }
 
     @Test
