@@ -57,8 +57,9 @@ public final class WildFlyProcess implements ServerProcess {
 
     @Override
     public void launch() throws IOException {
-        if (script != null && script.isAlive()) {
-            throw new IllegalStateException("WildFly at " + home + " is still running (pid " + script.pid() + ")");
+        if (script != null && tree().stream().anyMatch(ProcessHandle::isAlive)) {
+            // An old JVM would answer the next start's readiness probe and fail its requests with 503s.
+            throw new IllegalStateException("WildFly at " + home + " is still running (" + tree() + ")");
         }
         List<String> command = new ArrayList<>(List.of(home.resolve("bin/standalone.sh").toString(),
                 "-c", "standalone-full.xml", "-b=127.0.0.1", "-bmanagement=127.0.0.1",
