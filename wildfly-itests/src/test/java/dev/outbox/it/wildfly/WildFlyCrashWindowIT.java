@@ -12,8 +12,8 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * The publisher's crash windows (R7.2) on WildFly and PostgreSQL, through Artemis: the server halts with a batch
- * in flight (before its send, after the broker took it, before the confirm committed), starts again and takes
+ * The publisher's crash windows (R7.2) on WildFly and PostgreSQL, through Artemis (and one through Kafka): the
+ * server halts with a batch in flight (before its send, after the broker took it, before the confirm committed), starts again and takes
  * over once the dead claimer's lease runs out; every paid order is shipped exactly once, the re-sent batch is
  * absorbed by the inbox ({@link CrashWindow}, the scenario Liberty's CrashWindowIT runs).
  */
@@ -42,5 +42,16 @@ class WildFlyCrashWindowIT {
     @ValueSource(strings = {"after-claim-before-send", "after-send-before-confirm", "before-confirm-commit"})
     void everyCommittedOrderIsShippedExactlyOnceAfterACrashAt(String failpoint) throws Exception {
         CrashWindow.jms(SERVER, SERVICE, db).haltAndTakeOver(failpoint);
+    }
+
+    /**
+     * The Kafka transport and the invoicing consumer (the outbox's KafkaInbox) on WildFly, whose kafka-clients
+     * module the EAR uses there: the batch the broker took but the table never confirmed is on the topic twice,
+     * and every order is invoiced exactly once.
+     */
+    @ParameterizedTest(name = "kafka: halted at {0}, then taken over")
+    @ValueSource(strings = {"after-send-before-confirm"})
+    void everyCommittedOrderIsInvoicedExactlyOnceAfterACrashAt(String failpoint) throws Exception {
+        CrashWindow.kafka(SERVER, SERVICE, db, Settings.required("it.kafka.bootstrap")).haltAndTakeOver(failpoint);
     }
 }
