@@ -1,5 +1,6 @@
 package dev.outbox.it.bench;
 
+import dev.outbox.it.support.CrashServer;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.LibertyProcess;
 import dev.outbox.it.support.OutboxDatabase;
@@ -66,7 +67,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
 class OutboxBenchmarkIT {
 
-    private static final String JDBC = Settings.required("it.crash.jdbc.url");
+    private static final String JDBC = CrashServer.jdbcUrl();
     private static final String KAFKA = Settings.required("it.kafka.bootstrap");
     private static final int EVENTS = Integer.parseInt(Settings.required("it.bench.events"));
     private static final int HISTORY = Integer.parseInt(Settings.required("it.bench.history"));
@@ -81,10 +82,9 @@ class OutboxBenchmarkIT {
     /** Extra server JVM options for a profiled run, e.g. {@code -XX:StartFlightRecording=...} (see the README). */
     private static final String JVM_OPTIONS = System.getProperty("it.bench.jvm-options", "");
 
-    private final ExampleService service = new ExampleService(Settings.required("it.crash.base.url"));
-    private final LibertyProcess server = new LibertyProcess(Path.of(Settings.required("it.wlp")), "outbox-it-crash",
-            service);
-    private final OutboxDatabase db = new OutboxDatabase(JDBC, "outbox", "outbox");
+    private final ExampleService service = CrashServer.service();
+    private final LibertyProcess server = CrashServer.process(service);
+    private final OutboxDatabase db = CrashServer.database();
     private final HttpClient http = HttpClient.newHttpClient();
 
     @AfterEach

@@ -1,5 +1,6 @@
 package dev.outbox.it.crash;
 
+import dev.outbox.it.support.CrashServer;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.LibertyProcess;
@@ -34,11 +35,11 @@ class ConcurrentPublishersIT {
 
     private static final int ORDERS = 400;
     private static final Path WLP = Path.of(Settings.required("it.wlp"));
-    private final ExampleService serviceA = new ExampleService(Settings.required("it.crash.base.url"));
+    private final ExampleService serviceA = CrashServer.service();
     private final ExampleService serviceB = new ExampleService(Settings.required("it.crash.b.base.url"));
-    private final LibertyProcess serverA = new LibertyProcess(WLP, "outbox-it-crash", serviceA);
+    private final LibertyProcess serverA = CrashServer.process(serviceA);
     private final LibertyProcess serverB = new LibertyProcess(WLP, "outbox-it-crash-b", serviceB);
-    private final OutboxDatabase db = new OutboxDatabase(Settings.required("it.crash.jdbc.url"), "outbox", "outbox");
+    private final OutboxDatabase db = CrashServer.database();
 
     @AfterEach
     void stopBoth() throws Exception {

@@ -1,5 +1,6 @@
 package dev.outbox.it.crash;
 
+import dev.outbox.it.support.CrashServer;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.LibertyProcess;
 import dev.outbox.it.support.OutboxDatabase;
@@ -11,7 +12,6 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
@@ -22,10 +22,9 @@ import java.util.Map;
 @EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
 class CrashWindowIT {
 
-    private static final ExampleService SERVICE = new ExampleService(Settings.required("it.crash.base.url"));
-    private static final LibertyProcess SERVER = new LibertyProcess(Path.of(Settings.required("it.wlp")),
-            "outbox-it-crash", SERVICE);
-    private final OutboxDatabase db = new OutboxDatabase(Settings.required("it.crash.jdbc.url"), "outbox", "outbox");
+    private static final ExampleService SERVICE = CrashServer.service();
+    private static final LibertyProcess SERVER = CrashServer.process(SERVICE);
+    private final OutboxDatabase db = CrashServer.database();
 
     @BeforeAll
     static void noSettingsLeftOver() throws Exception {

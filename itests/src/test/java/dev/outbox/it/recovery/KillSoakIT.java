@@ -1,16 +1,15 @@
 package dev.outbox.it.recovery;
 
+import dev.outbox.it.support.CrashServer;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.LibertyProcess;
 import dev.outbox.it.support.OutboxDatabase;
-import dev.outbox.it.support.Settings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import java.math.BigDecimal;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
@@ -36,10 +35,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class KillSoakIT {
 
     private static final int KILLS = 3;
-    private final ExampleService service = new ExampleService(Settings.required("it.crash.base.url"));
-    private final LibertyProcess server = new LibertyProcess(Path.of(Settings.required("it.wlp")), "outbox-it-crash",
-            service);
-    private final OutboxDatabase db = new OutboxDatabase(Settings.required("it.crash.jdbc.url"), "outbox", "outbox");
+    private final ExampleService service = CrashServer.service();
+    private final LibertyProcess server = CrashServer.process(service);
+    private final OutboxDatabase db = CrashServer.database();
 
     @AfterEach
     void stopServer() throws Exception {

@@ -1,12 +1,12 @@
 package dev.outbox.it.recovery;
 
+import dev.outbox.it.support.CrashServer;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.LibertyProcess;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.OutboxDatabase.StoredEvent;
 import dev.outbox.it.support.PostgreSqlTools;
-import dev.outbox.it.support.Settings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -37,11 +37,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RestoreFromBackupIT {
 
     private static final Duration SOON = Duration.ofSeconds(60);
-    private static final String JDBC = Settings.required("it.crash.jdbc.url");
-    private final ExampleService service = new ExampleService(Settings.required("it.crash.base.url"));
-    private final LibertyProcess server = new LibertyProcess(Path.of(Settings.required("it.wlp")), "outbox-it-crash",
-            service);
-    private final OutboxDatabase db = new OutboxDatabase(JDBC, "outbox", "outbox");
+    private static final String JDBC = CrashServer.jdbcUrl();
+    private final ExampleService service = CrashServer.service();
+    private final LibertyProcess server = CrashServer.process(service);
+    private final OutboxDatabase db = CrashServer.database();
 
     @AfterEach
     void stopServer() throws Exception {
