@@ -12,9 +12,18 @@ import java.util.function.Consumer;
 final class NewSeries {
 
     private final Set<String> gauged = ConcurrentHashMap.newKeySet();
+    /**
+     * The backlog looked at last: every gauge of a scrape asks, and the cache hands out one backlog per refresh,
+     * so only a fresh read is worth walking.
+     */
+    private volatile Backlog seen;
 
     /** Calls {@code newType} for each event type not seen before, {@code newFailing} for each new error class. */
     void of(Backlog backlog, Consumer<String> newType, BiConsumer<String, String> newFailing) {
+        if (backlog == seen) {
+            return;
+        }
+        seen = backlog;
         for (String type : backlog.eventTypes()) {
             if (gauged.add(type)) {
                 newType.accept(type);
