@@ -60,6 +60,11 @@ class H2ClaimTest {
         return dialect.claim(connection, new ClaimRequest(claimer, limit, now, now.plusSeconds(30), strict, exceptions));
     }
 
+    /** The claimer's lease on a row has run out: the row is due again for a takeover (R4.3). */
+    private void leaseRunsOut(UUID id) throws SQLException {
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), id);
+    }
+
     private int update(String sql, Object... values) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             for (int i = 0; i < values.length; i++) {
@@ -103,7 +108,7 @@ class H2ClaimTest {
         UUID id = pending("a", 1, "T");
         OutboundEvent stale = claim("p1", 10, true, Set.of()).get(0);
         // p1's lease runs out; p2 takes the row over (R4.3).
-        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), id);
+        leaseRunsOut(id);
         OutboundEvent current = claim("p2", 10, true, Set.of()).get(0);
         assertEquals(stale.id(), current.id(), "the takeover sends the same event id");
 
@@ -119,7 +124,7 @@ class H2ClaimTest {
         UUID taken = pending("a", 1, "T");
         UUID kept = pending("b", 1, "T");
         List<OutboundEvent> stale = claim("p1", 10, true, Set.of());
-        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), taken);
+        leaseRunsOut(taken);
         OutboundEvent takenOver = claim("p2", 10, true, Set.of()).get(0);
         assertEquals(taken, takenOver.id().value(), "p2 took over the row whose lease ran out");
 
@@ -137,7 +142,7 @@ class H2ClaimTest {
     void theBatchConfirmRefusesAnEarlierLeaseOfTheSameClaimer() throws SQLException {
         UUID id = pending("a", 1, "T");
         OutboundEvent first = claim("p1", 10, true, Set.of()).get(0);
-        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), id);
+        leaseRunsOut(id);
         // The same claimer id takes its own expired row again (a second worker of one server does).
         OutboundEvent again = claim("p1", 10, true, Set.of()).get(0);
         assertEquals(Set.of(), dialect.confirm(connection, "p1", now, List.of(new Delivery(id,
@@ -181,7 +186,7 @@ class H2ClaimTest {
         assertEquals(1, update(Dialect.RETRY_LATER, now.plusSeconds(60), "TransientFailure", id, "p1",
                 claimed.leaseVersion()));
         assertEquals(List.of(), claim("p1", 10, true, Set.of()), "not due before the backoff ends");
-        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), id);
+        leaseRunsOut(id);
         assertEquals(2, claim("p1", 10, true, Set.of()).get(0).attempt(), "the same row, attempt 2");
     }
 

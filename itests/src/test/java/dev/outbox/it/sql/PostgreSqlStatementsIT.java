@@ -4,6 +4,7 @@ import dev.outbox.event.EventId;
 import dev.outbox.inbox.SideEffectLedger;
 import dev.outbox.it.support.Settings;
 import dev.outbox.schema.ClaimRequest;
+import dev.outbox.schema.Delivery;
 import dev.outbox.schema.Dialect;
 import dev.outbox.schema.PostgreSqlDialect;
 import dev.outbox.schema.SqlScript;
@@ -109,6 +110,11 @@ class PostgreSqlStatementsIT {
         return dialect.claim(c, new ClaimRequest(claimer, 10, now, now.plusSeconds(30), true, independent));
     }
 
+    /** The claimer's lease on a row has run out: the row is due again for a takeover (R4.3). */
+    private void leaseRunsOut(UUID id) throws SQLException {
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), id);
+    }
+
     private int update(String sql, Object... values) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             for (int i = 0; i < values.length; i++) {
@@ -141,7 +147,7 @@ class PostgreSqlStatementsIT {
     void confirmParkAndRetryOnlyCountForTheCurrentClaim() throws SQLException {
         UUID id = pending("a", 1, "T");
         OutboundEvent stale = claim(connection, "p1", Set.of()).get(0);
-        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), id);
+        leaseRunsOut(id);
         OutboundEvent current = claim(connection, "p2", Set.of()).get(0);
         assertEquals(0, update(Dialect.CONFIRM, now, "m-1", 0, 7L, id, "p1", stale.leaseVersion()));
         assertEquals(0, update(Dialect.PARK, "X", id, "p1", stale.leaseVersion()));
@@ -154,18 +160,18 @@ class PostgreSqlStatementsIT {
         UUID taken = pending("a", 1, "T");
         UUID kept = pending("b", 1, "T");
         List<OutboundEvent> stale = claim(connection, "p1", Set.of());
-        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), taken);
+        leaseRunsOut(taken);
         OutboundEvent takenOver = claim(connection, "p2", Set.of()).get(0);
         assertEquals(taken, takenOver.id().value(), "p2 took over the row whose lease ran out");
         Set<UUID> confirmed = dialect.confirm(connection, "p1", now, stale.stream()
-                .map(e -> new dev.outbox.schema.Delivery(e.id().value(), e.leaseVersion(), "m-" + e.event().aggregateId(),
+                .map(e -> new Delivery(e.id().value(), e.leaseVersion(), "m-" + e.event().aggregateId(),
                         null, null))
                 .toList());
         assertEquals(Set.of(kept), confirmed, "p1 confirms its current claim only; the taken-over row is p2's (R4.2)");
         assertEquals(List.of("DELIVERED", "m-b"), row("SELECT state, broker_message_id FROM outbox_event"
                 + " WHERE event_id = ?", kept));
         assertEquals(List.of("PENDING"), row("SELECT state FROM outbox_event WHERE event_id = ?", taken));
-        assertEquals(Set.of(taken), dialect.confirm(connection, "p2", now, List.of(new dev.outbox.schema.Delivery(
+        assertEquals(Set.of(taken), dialect.confirm(connection, "p2", now, List.of(new Delivery(
                 taken, takenOver.leaseVersion(), "m-a2", 3, 42L))));
         assertEquals(List.of("DELIVERED", "m-a2", "3", "42"), row("SELECT state, broker_message_id,"
                 + " broker_partition, broker_offset FROM outbox_event WHERE event_id = ?", taken));
@@ -175,12 +181,12 @@ class PostgreSqlStatementsIT {
     void theBatchConfirmRefusesAnEarlierLeaseOfTheSameClaimer() throws SQLException {
         UUID id = pending("a", 1, "T");
         OutboundEvent first = claim(connection, "p1", Set.of()).get(0);
-        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), id);
+        leaseRunsOut(id);
         // The same claimer id takes its own expired row again (a second worker of one server does).
         OutboundEvent again = claim(connection, "p1", Set.of()).get(0);
-        assertEquals(Set.of(), dialect.confirm(connection, "p1", now, List.of(new dev.outbox.schema.Delivery(id,
+        assertEquals(Set.of(), dialect.confirm(connection, "p1", now, List.of(new Delivery(id,
                 first.leaseVersion(), "m-old", null, null))), "the lease version fences an earlier claim (R4.2)");
-        assertEquals(Set.of(id), dialect.confirm(connection, "p1", now, List.of(new dev.outbox.schema.Delivery(id,
+        assertEquals(Set.of(id), dialect.confirm(connection, "p1", now, List.of(new Delivery(id,
                 again.leaseVersion(), "m-new", null, null))));
     }
 
