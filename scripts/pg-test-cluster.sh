@@ -25,6 +25,24 @@ as_postgres() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# As root the server runs as postgres, which must be able to reach <dir>: a checkout under a private folder
+# (mktemp -d makes them 0700) would stop initdb with "Permission denied". Grant search (o+x, not read) on each
+# ancestor that blocks it, and say so.
+grant_search_to_postgres() {
+  local path="" part
+  local -a parts
+  IFS=/ read -r -a parts <<<"$(cd "$1/.." && pwd)"
+  # From the root down, so each test runs with every parent already reachable.
+  for part in "${parts[@]}"; do
+    [ -z "$part" ] && continue
+    path="$path/$part"
+    if ! runuser -u postgres -- test -x "$path"; then
+      chmod o+x "$path"
+      echo "pg-test-cluster: granted search permission (o+x) on $path so that postgres reaches the cluster"
+    fi
+  done
+}
+
 stop() {
   if [ -f "$dir/data/postmaster.pid" ]; then
     as_postgres "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
@@ -36,7 +54,10 @@ case "$cmd" in
     stop
     rm -rf "$dir"
     mkdir -p "$dir"
-    [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
+    if [ "$(id -u)" = 0 ]; then
+      chown postgres:postgres "$dir"
+      grant_search_to_postgres "$dir"
+    fi
     as_postgres "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-sync >"$dir/initdb.log"
     as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start \
       -o "-p $port -h 127.0.0.1 -k $dir -c max_prepared_transactions=50 -c fsync=off -c full_page_writes=off -c synchronous_commit=off" \
