@@ -55,14 +55,18 @@ public interface Dialect {
 
     /**
      * R8.1: one small batch of delivered rows older than the cut-off, oldest first by (delivered_at, event_id),
-     * on the delivered-rows index. Repeated up to a per-run limit, never one long DELETE.
+     * on the delivered-rows index. Repeated up to a per-run limit, never one long DELETE. The outer WHERE repeats
+     * the sub-query's condition: a row that waited for a lock is re-checked as it is now, and a replay that put it
+     * back to pending meanwhile keeps it (R9.3); the sub-query's choice alone is a stale snapshot.
      */
-    String DELETE_DELIVERED_BATCH = "DELETE FROM outbox_event WHERE event_id IN (SELECT event_id FROM outbox_event"
-            + " WHERE state = 'DELIVERED' AND delivered_at < ? ORDER BY delivered_at, event_id FETCH FIRST ? ROWS ONLY)";
+    String DELETE_DELIVERED_BATCH = "DELETE FROM outbox_event WHERE state = 'DELIVERED' AND delivered_at < ?"
+            + " AND event_id IN (SELECT event_id FROM outbox_event WHERE state = 'DELIVERED' AND delivered_at < ?"
+            + " ORDER BY delivered_at, event_id FETCH FIRST ? ROWS ONLY)";
 
-    /** R5.6: one small batch of inbox marks past their retention. */
-    String DELETE_PROCESSED_BATCH = "DELETE FROM processed_event WHERE (consumer, event_id) IN (SELECT consumer,"
-            + " event_id FROM processed_event WHERE retain_until < ? ORDER BY retain_until FETCH FIRST ? ROWS ONLY)";
+    /** R5.6: one small batch of inbox marks past their retention, re-checked as they are when locked. */
+    String DELETE_PROCESSED_BATCH = "DELETE FROM processed_event WHERE retain_until < ? AND (consumer, event_id) IN"
+            + " (SELECT consumer, event_id FROM processed_event WHERE retain_until < ? ORDER BY retain_until"
+            + " FETCH FIRST ? ROWS ONLY)";
 
     /**
      * R6.1, R6.2: the backlog per event type and last error class (null: not failed yet), with its oldest
@@ -148,6 +152,14 @@ public interface Dialect {
 
     /** The short name used in settings and in the script folder: {@code h2} or {@code postgresql}. */
     String name();
+
+    /**
+     * Stops the start-up when the database would lose commits it has acknowledged if the server process is
+     * killed (R1.2: the business change and its events must survive together). Only the embedded default can be
+     * set up that way; a client-server database answers to its own durability settings.
+     */
+    default void verifyDurable(Connection connection, String dataSource) throws SQLException {
+    }
 
     /** The versioned schema scripts, oldest first, as class-path resources. */
     default List<String> schemaScripts() {

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -14,6 +15,8 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -210,11 +213,11 @@ class H2ClaimTest {
         update("UPDATE outbox_event SET state = 'DELIVERED', delivered_at = ? WHERE event_id = ?", now, recent);
         UUID stillPending = pending("c-pending", 1, "T");
 
-        assertEquals(2, update(Dialect.DELETE_DELIVERED_BATCH, now.minusHours(1), 2), "one batch of two");
+        assertEquals(2, update(Dialect.DELETE_DELIVERED_BATCH, now.minusHours(1), now.minusHours(1), 2), "one batch of two");
         assertThrows(SQLException.class, () -> state(ids[0]), "the oldest went first");
         assertEquals("DELIVERED", state(ids[2]));
-        assertEquals(3, update(Dialect.DELETE_DELIVERED_BATCH, now.minusHours(1), 10));
-        assertEquals(0, update(Dialect.DELETE_DELIVERED_BATCH, now.minusHours(1), 10), "nothing old is left");
+        assertEquals(3, update(Dialect.DELETE_DELIVERED_BATCH, now.minusHours(1), now.minusHours(1), 10));
+        assertEquals(0, update(Dialect.DELETE_DELIVERED_BATCH, now.minusHours(1), now.minusHours(1), 10), "nothing old is left");
         assertEquals("DELIVERED", state(recent), "a row inside the retention window stays");
         assertEquals("PENDING", state(stillPending), "an undelivered row is never deleted (R4.4)");
     }
@@ -223,7 +226,38 @@ class H2ClaimTest {
     void inboxCleanupDeletesOnlyMarksPastTheirRetention() throws SQLException {
         dialect.markProcessed(connection, "shipping", UUID.randomUUID(), "Order", "a", 1L, now, now.minusMinutes(1));
         dialect.markProcessed(connection, "shipping", UUID.randomUUID(), "Order", "a", 2L, now, now.plusDays(1));
-        assertEquals(1, update(Dialect.DELETE_PROCESSED_BATCH, now, 100));
-        assertEquals(0, update(Dialect.DELETE_PROCESSED_BATCH, now, 100));
+        assertEquals(1, update(Dialect.DELETE_PROCESSED_BATCH, now, now, 100));
+        assertEquals(0, update(Dialect.DELETE_PROCESSED_BATCH, now, now, 100));
+    }
+
+    /**
+     * Issue 16 item 2: a replay puts a delivered row back to pending while a cleanup batch that already chose it
+     * waits for its row lock. The delete must re-check the row it locked, never the choice it made before.
+     */
+    @Test
+    void cleanupNeverDeletesARowThatAReplayPutBackToPendingMeanwhile() throws Exception {
+        UUID replayed = pending("r", 1, "T");
+        update("UPDATE outbox_event SET state = 'DELIVERED', delivered_at = ? WHERE event_id = ?", now.minusDays(9),
+                replayed);
+        try (Connection replay = DriverManager.getConnection(connection.getMetaData().getURL(), "sa", "")) {
+            replay.setAutoCommit(false);
+            try (PreparedStatement back = replay.prepareStatement(Dialect.REPLAY_ONE)) {
+                back.setObject(1, now);
+                back.setObject(2, replayed);
+                assertEquals(1, back.executeUpdate(), "the replay holds the row, not yet committed");
+            }
+            update("SET LOCK_TIMEOUT 10000");
+            CompletableFuture<Integer> cleanup = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return update(Dialect.DELETE_DELIVERED_BATCH, now.minusDays(7), now.minusDays(7), 10);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(500); // the cleanup statement has chosen its rows and waits for the replay's lock
+            replay.commit();
+            assertEquals(0, cleanup.get(10, TimeUnit.SECONDS), "cleanup deleted a row a replay had just put back");
+        }
+        assertEquals("PENDING", state(replayed), "the replayed event is still there to be sent (R9.3)");
     }
 }

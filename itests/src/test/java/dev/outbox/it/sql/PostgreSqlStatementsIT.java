@@ -24,6 +24,8 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -224,5 +226,39 @@ class PostgreSqlStatementsIT {
         SideEffectLedger.finish(connection, "mailer", first.idempotencyKey(), "SUCCEEDED", "ext-1", now);
         assertEquals(SideEffectLedger.Previous.SUCCEEDED,
                 SideEffectLedger.begin(connection, "mailer", event, "mail", now).previous());
+    }
+
+    /**
+     * Issue 16 item 2 (measured on PostgreSQL 15): a replay puts a delivered row back to pending while a cleanup
+     * batch that already chose it waits for its row lock; READ COMMITTED re-checks only the outer WHERE then.
+     */
+    @Test
+    void cleanupNeverDeletesARowThatAReplayPutBackToPendingMeanwhile() throws Exception {
+        UUID replayed = pending("r", 1, "T");
+        update("UPDATE outbox_event SET state = 'DELIVERED', delivered_at = ? WHERE event_id = ?", now.minusDays(9),
+                replayed);
+        try (Connection replay = connect(); Connection cleanup = connect()) {
+            replay.setAutoCommit(false);
+            try (PreparedStatement back = replay.prepareStatement(Dialect.REPLAY_ONE)) {
+                back.setObject(1, now);
+                back.setObject(2, replayed);
+                assertEquals(1, back.executeUpdate(), "the replay holds the row, not yet committed");
+            }
+            CompletableFuture<Integer> deleted = CompletableFuture.supplyAsync(() -> {
+                try (PreparedStatement delete = cleanup.prepareStatement(Dialect.DELETE_DELIVERED_BATCH)) {
+                    delete.setObject(1, now.minusDays(7));
+                    delete.setObject(2, now.minusDays(7));
+                    delete.setInt(3, 10);
+                    return delete.executeUpdate();
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(1_000); // the cleanup statement has chosen its rows and waits for the replay's lock
+            replay.commit();
+            assertEquals(0, deleted.get(10, TimeUnit.SECONDS), "cleanup deleted a row a replay had just put back");
+        }
+        assertEquals(List.of("PENDING"), row("SELECT state FROM outbox_event WHERE event_id = ?", replayed),
+                "the replayed event is still there to be sent (R9.3)");
     }
 }

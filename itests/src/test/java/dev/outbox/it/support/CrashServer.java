@@ -3,9 +3,10 @@ package dev.outbox.it.support;
 import java.nio.file.Path;
 
 /**
- * The Liberty server the process-level suites share: {@code outbox-it-crash}, with its own PostgreSQL database
- * ({@code outbox_crash}) and short leases (itests/src/test/liberty-crash/crash.xml), which the tests start, halt
- * and kill themselves. One place for its name, address and database.
+ * The Liberty server the process-level suites share, which the tests start, halt and kill themselves: in the
+ * PostgreSQL run {@code outbox-it-crash} with its own database ({@code outbox_crash}), in the H2 run
+ * {@code outbox-it-crash-h2} with its own H2 file; both with short leases (itests/src/test/liberty-crash/crash.xml).
+ * One place for its name, address and database.
  */
 public final class CrashServer {
 
@@ -17,7 +18,8 @@ public final class CrashServer {
     }
 
     public static LibertyProcess process(ExampleService service) {
-        return new LibertyProcess(Path.of(Settings.required("it.wlp")), "outbox-it-crash", service);
+        return new LibertyProcess(Path.of(Settings.required("it.wlp")), System.getProperty("it.crash.server", "outbox-it-crash"),
+                service);
     }
 
     public static String jdbcUrl() {
@@ -25,6 +27,7 @@ public final class CrashServer {
     }
 
     public static OutboxDatabase database() {
-        return new OutboxDatabase(jdbcUrl(), "outbox", "outbox");
+        return new OutboxDatabase(jdbcUrl(), System.getProperty("it.crash.jdbc.user", "outbox"),
+                System.getProperty("it.crash.jdbc.password", "outbox"));
     }
 }

@@ -32,7 +32,8 @@ public class CleanupBatch {
     private int delete(String sql, OffsetDateTime cutOff, int limit) {
         try (Connection connection = database.connect(); PreparedStatement delete = connection.prepareStatement(sql)) {
             delete.setObject(1, cutOff);
-            delete.setInt(2, limit);
+            delete.setObject(2, cutOff);
+            delete.setInt(3, limit);
             return delete.executeUpdate();
         } catch (SQLException e) {
             throw new IllegalStateException("outbox cleanup batch failed", e);
