@@ -14,7 +14,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -46,7 +45,6 @@ public class ConfirmStep {
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public Confirmed record(String claimer, List<Outcome> outcomes, Backoff backoff, PublisherSettings settings) {
-        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
         List<Outcome> delivered = new ArrayList<>();
         List<Outcome> parked = new ArrayList<>();
         List<Outcome> retried = new ArrayList<>();
@@ -59,6 +57,8 @@ public class ConfirmStep {
         int parkedNow;
         int retriedNow;
         try (Connection connection = database.connect()) {
+            // The database's clock, like the claim's: a retry is due by the same clock that checks it (R4.4).
+            OffsetDateTime now = Dialect.clock(connection);
             confirmed = confirmDelivered(connection, claimer, now, delivered);
             parkedNow = update(connection, Dialect.PARK, claimer, parked, (park, outcome) -> {
                 park.setString(1, ((SendResult.PermanentFailure) outcome.result()).errorClass());

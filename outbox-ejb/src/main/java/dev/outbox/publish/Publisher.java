@@ -28,8 +28,6 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -107,6 +105,7 @@ public class Publisher {
         }
         routes = Routes.read(name -> config.getOptionalValue(name, String.class), config.getPropertyNames(),
                 transports.stream().toList());
+        routes.refuseSendsLongerThan(settings.lease());
         long interval = settings.interval().toMillis();
         wakeUps.attach(this::wakeUp);
         timers.createIntervalTimer(interval, interval, new TimerConfig("outbox-publisher", false));
@@ -230,9 +229,8 @@ public class Publisher {
         RunProfile profile = new RunProfile();
         try {
             for (int batch = 0; batch < settings.maxBatchesPerRun() && !stopped; batch++) {
-                OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
                 List<OutboundEvent> claimed = profile.claim(() -> claims.claim(new ClaimRequest(settings.claimerId(),
-                        settings.batchSize(), now, now.plus(settings.lease()), settings.strictByDefault(),
+                        settings.batchSize(), settings.lease(), settings.strictByDefault(),
                         settings.orderingExceptions())));
                 if (claimed.isEmpty()) {
                     return;

@@ -5,6 +5,7 @@ import dev.outbox.transport.OutboundEvent;
 import dev.outbox.transport.SendResult;
 import dev.outbox.transport.Transport;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -43,6 +44,23 @@ final class Routes {
             }
         }
         return new Routes(byDefault, Map.copyOf(byType));
+    }
+
+    /**
+     * R4.3: a lease must outlast the longest send of every transport in use, or a takeover sends a batch again
+     * while it is still on its way. Refuses the start with the settings to change.
+     */
+    void refuseSendsLongerThan(Duration lease) {
+        java.util.Set<Transport> used = new java.util.LinkedHashSet<>(byDefault);
+        byType.values().forEach(used::addAll);
+        for (Transport transport : used) {
+            transport.longestSend().filter(bound -> bound.longest().compareTo(lease) >= 0).ifPresent(bound -> {
+                throw new InvalidSettingException("outbox.publisher.lease-ms", "must be longer than the longest send"
+                        + " of transport " + transport.name() + " (" + bound.settings() + " = " + bound.longest().toMillis()
+                        + " ms), or another server takes a batch over and sends it again while it is still being sent;"
+                        + " lengthen the lease or shorten those settings", Long.toString(lease.toMillis()));
+            });
+        }
     }
 
     private static List<Transport> parse(String setting, String value, List<Transport> deployed) {

@@ -8,6 +8,7 @@ import dev.outbox.transport.SendResult;
 import dev.outbox.transport.Transport;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RoutesTest {
 
     /** A transport that records what it was handed and answers from a script: pure routing logic, no broker. */
-    static final class Recording implements Transport {
+    static class Recording implements Transport {
         final String name;
         final List<String> sent = new ArrayList<>();
         final Map<String, SendResult> answers;
@@ -109,5 +110,23 @@ class RoutesTest {
         assertTrue(e.getMessage().contains("kafak") && e.getMessage().contains("jms, kafka"), e.getMessage());
         assertThrows(InvalidSettingException.class, () -> routes(Map.of("outbox.publisher.transport", " , "),
                 new Recording("jms", Map.of())), "an empty route is refused");
+    }
+
+    /** Issue 16 item 6: a send that can outlive its lease is sent again by a takeover while still on its way. */
+    @Test
+    void aLeaseNoLongerThanATransportsLongestSendStopsTheStartNamingBothSettings() {
+        Transport slow = new Recording("kafka", Map.of()) {
+            @Override
+            public Optional<SendBound> longestSend() {
+                return Optional.of(new SendBound(Duration.ofSeconds(25), "outbox.kafka.send-timeout-ms + ..."));
+            }
+        };
+        Routes routes = routes(Map.of("outbox.publisher.transport", "kafka"), slow);
+        InvalidSettingException refused = assertThrows(InvalidSettingException.class,
+                () -> routes.refuseSendsLongerThan(Duration.ofSeconds(25)));
+        assertEquals("outbox.publisher.lease-ms", refused.name());
+        assertTrue(refused.getMessage().contains("outbox.kafka.send-timeout-ms") && refused.getMessage().contains("25000"),
+                refused.getMessage());
+        routes.refuseSendsLongerThan(Duration.ofSeconds(30)); // the defaults: 5 s + 15 s + 5 s under a 30 s lease
     }
 }

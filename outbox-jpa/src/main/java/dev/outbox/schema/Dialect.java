@@ -171,7 +171,8 @@ public interface Dialect {
     }
 
     /**
-     * Claims due rows in the caller's (short) transaction: sets the claimer and a lease, bumps the lease version
+     * Claims due rows in the caller's (short) transaction, on the database's {@link #clock}: sets the claimer and a
+     * lease, bumps the lease version
      * and the attempt count, and moves {@code next_attempt_at} to the lease end, so a claimer that dies leaves a
      * row that is due again when its lease runs out (R4.3). Returns the claimed rows.
      */
@@ -226,9 +227,22 @@ public interface Dialect {
                           String aggregateId, Long aggregateVersion, OffsetDateTime now,
                           OffsetDateTime retainUntil) throws SQLException;
 
+    /**
+     * The database's time now: leases, due checks, retries and confirm times are all read on this one clock, never
+     * on a server's (servers' clocks differ; R4.3's lease must mean the same to every claimer).
+     */
+    static OffsetDateTime clock(Connection connection) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT CURRENT_TIMESTAMP");
+             ResultSet rs = select.executeQuery()) {
+            rs.next();
+            return rs.getObject(1, OffsetDateTime.class);
+        }
+    }
+
     /** Binds the candidate filter's parameters from {@code index} on; returns the next free index. */
-    static int bindCandidates(PreparedStatement statement, int index, ClaimRequest request) throws SQLException {
-        statement.setObject(index++, request.now());
+    static int bindCandidates(PreparedStatement statement, int index, ClaimRequest request, OffsetDateTime now)
+            throws SQLException {
+        statement.setObject(index++, now);
         for (String type : request.exceptions()) {
             statement.setString(index++, type);
         }

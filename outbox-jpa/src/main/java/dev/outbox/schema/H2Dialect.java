@@ -47,11 +47,13 @@ public final class H2Dialect implements Dialect {
      */
     @Override
     public List<OutboundEvent> claim(Connection connection, ClaimRequest request) throws SQLException {
+        OffsetDateTime now = Dialect.clock(connection);
+        OffsetDateTime leaseUntil = now.plus(request.lease());
         List<UUID> ids = new ArrayList<>();
         List<Long> versions = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement(
                 "SELECT e.event_id, e.lease_version " + Dialect.candidates(request))) {
-            Dialect.bindCandidates(select, 1, request);
+            Dialect.bindCandidates(select, 1, request, now);
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
                     ids.add(rs.getObject(1, UUID.class));
@@ -67,8 +69,8 @@ public final class H2Dialect implements Dialect {
                 + " WHERE event_id = ? AND lease_version = ? AND state = 'PENDING'")) {
             for (int i = 0; i < ids.size(); i++) {
                 take.setString(1, request.claimer());
-                take.setObject(2, request.leaseUntil());
-                take.setObject(3, request.leaseUntil());
+                take.setObject(2, leaseUntil);
+                take.setObject(3, leaseUntil);
                 take.setObject(4, ids.get(i));
                 take.setLong(5, versions.get(i));
                 take.addBatch();

@@ -31,11 +31,13 @@ public final class PostgreSqlDialect implements Dialect {
                 + " next_attempt_at = ?, attempts = attempts + 1"
                 + " WHERE event_id IN (SELECT e.event_id " + Dialect.candidates(request) + " FOR UPDATE SKIP LOCKED)"
                 + " RETURNING " + CLAIMED_COLUMNS;
+        OffsetDateTime now = Dialect.clock(connection);
+        OffsetDateTime leaseUntil = now.plus(request.lease());
         try (PreparedStatement claim = connection.prepareStatement(sql)) {
             claim.setString(1, request.claimer());
-            claim.setObject(2, request.leaseUntil());
-            claim.setObject(3, request.leaseUntil());
-            Dialect.bindCandidates(claim, 4, request);
+            claim.setObject(2, leaseUntil);
+            claim.setObject(3, leaseUntil);
+            Dialect.bindCandidates(claim, 4, request, now);
             try (ResultSet rs = claim.executeQuery()) {
                 return Dialect.readClaimed(rs);
             }

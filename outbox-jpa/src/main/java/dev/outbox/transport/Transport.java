@@ -1,5 +1,8 @@
 package dev.outbox.transport;
 
+import java.time.Duration;
+import java.util.Optional;
+
 import dev.outbox.event.OutboxEvent;
 
 import java.util.List;
@@ -28,5 +31,18 @@ public interface Transport {
      */
     default String destinationOf(OutboxEvent event) {
         return name();
+    }
+
+    /**
+     * The longest one {@link #send} can take and the settings that make it so; empty where the transport sets no
+     * bound of its own. The publisher refuses to start when a send could outlive its lease: another server would
+     * take the batch over and send it again while this send still waits (issue 16, R4.3).
+     */
+    default Optional<SendBound> longestSend() {
+        return Optional.empty();
+    }
+
+    /** How long a send may take at most, and the settings that bound it (for the start-up message). */
+    record SendBound(Duration longest, String settings) {
     }
 }

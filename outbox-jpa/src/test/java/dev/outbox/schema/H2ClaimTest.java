@@ -10,6 +10,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -60,7 +61,7 @@ class H2ClaimTest {
 
     private List<OutboundEvent> claim(String claimer, int limit, boolean strict, Set<String> exceptions)
             throws SQLException {
-        return dialect.claim(connection, new ClaimRequest(claimer, limit, now, now.plusSeconds(30), strict, exceptions));
+        return dialect.claim(connection, new ClaimRequest(claimer, limit, Duration.ofSeconds(30), strict, exceptions));
     }
 
     /** The claimer's lease on a row has run out: the row is due again for a takeover (R4.3). */
@@ -259,5 +260,26 @@ class H2ClaimTest {
             assertEquals(0, cleanup.get(10, TimeUnit.SECONDS), "cleanup deleted a row a replay had just put back");
         }
         assertEquals("PENDING", state(replayed), "the replayed event is still there to be sent (R9.3)");
+    }
+
+    /**
+     * Issue 16 item 6: a claim carries no clock of the claimer's (a server 40 s ahead used to take every live lease
+     * of the others): the lease ends the lease's length after the database's own time.
+     */
+    @Test
+    void aLeaseRunsOnTheDatabasesClock() throws SQLException {
+        UUID id = pending("a", 1, "T");
+        assertEquals(1, claim("p1", 10, true, Set.of()).size());
+        try (PreparedStatement select = connection.prepareStatement("SELECT lease_until, CURRENT_TIMESTAMP"
+                + " FROM outbox_event WHERE event_id = ?")) {
+            select.setObject(1, id);
+            try (ResultSet rs = select.executeQuery()) {
+                rs.next();
+                Duration left = Duration.between(rs.getObject(2, OffsetDateTime.class), rs.getObject(1, OffsetDateTime.class));
+                assertTrue(left.compareTo(Duration.ofSeconds(28)) > 0 && left.compareTo(Duration.ofSeconds(30)) <= 0,
+                        "30 s of lease by the database's clock, left: " + left);
+            }
+        }
+        assertEquals(List.of(), claim("p2", 10, true, Set.of()), "a live lease is not due for another claimer");
     }
 }

@@ -393,9 +393,9 @@ class OutboxBenchmarkIT {
         try (Connection connection = DriverManager.getConnection(JDBC, "outbox", "outbox")) {
             connection.setAutoCommit(false);
             while (true) {
-                OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-                List<OutboundEvent> claimed = dialect.claim(connection, new ClaimRequest("bench", BATCH, now,
-                        now.plusSeconds(30), true, Set.of()));
+                List<OutboundEvent> claimed = dialect.claim(connection, new ClaimRequest("bench", BATCH,
+                        Duration.ofSeconds(30), true, Set.of()));
+                OffsetDateTime now = Dialect.clock(connection);
                 connection.commit();
                 if (claimed.isEmpty()) {
                     break;
@@ -446,11 +446,11 @@ class OutboxBenchmarkIT {
     /** The plan PostgreSQL chooses for the claim's candidate query (strict ordering, the benchmark's batch size). */
     private String claimPlan() throws Exception {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        ClaimRequest request = new ClaimRequest("bench", BATCH, now, now.plusSeconds(30), true, Set.of());
+        ClaimRequest request = new ClaimRequest("bench", BATCH, Duration.ofSeconds(30), true, Set.of());
         try (Connection connection = DriverManager.getConnection(JDBC, "outbox", "outbox");
              PreparedStatement explain = connection.prepareStatement("EXPLAIN SELECT e.event_id "
                      + Dialect.candidates(request) + " FOR UPDATE SKIP LOCKED")) {
-            Dialect.bindCandidates(explain, 1, request);
+            Dialect.bindCandidates(explain, 1, request, now);
             StringBuilder plan = new StringBuilder();
             try (ResultSet rs = explain.executeQuery()) {
                 while (rs.next()) {

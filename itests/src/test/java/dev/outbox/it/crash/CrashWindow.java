@@ -71,6 +71,10 @@ public final class CrashWindow {
             route.put("outbox.publisher.transport", "kafka");
             route.put("outbox.kafka.bootstrap-servers", kafkaBootstrap);
             route.put("outbox.kafka.topic", "crash.{aggregateType}");
+            // The lease must outlast the longest Kafka send (2 s block + 5 s send + 5 s grace): start-up refuses less
+            route.put("outbox.kafka.send-timeout-ms", "5000");
+            route.put("outbox.kafka.max-block-ms", "2000");
+            route.put("outbox.publisher.lease-ms", "15000");
             route.put("example.invoicing.topic", "crash.Order");
             route.put("example.invoicing.group", "invoicing-crash");
             route.put("mp.messaging.incoming.order-events.topic", "crash.Order");

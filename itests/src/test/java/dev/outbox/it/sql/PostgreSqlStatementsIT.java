@@ -19,6 +19,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -109,7 +110,7 @@ class PostgreSqlStatementsIT {
     }
 
     private List<OutboundEvent> claim(Connection c, String claimer, Set<String> independent) throws SQLException {
-        return dialect.claim(c, new ClaimRequest(claimer, 10, now, now.plusSeconds(30), true, independent));
+        return dialect.claim(c, new ClaimRequest(claimer, 10, Duration.ofSeconds(30), true, independent));
     }
 
     /** The claimer's lease on a row has run out: the row is due again for a takeover (R4.3). */
@@ -134,9 +135,9 @@ class PostgreSqlStatementsIT {
         try (Connection first = connect(); Connection second = connect()) {
             first.setAutoCommit(false);
             second.setAutoCommit(false);
-            List<OutboundEvent> a = dialect.claim(first, new ClaimRequest("p1", 4, now, now.plusSeconds(30), true, Set.of()));
+            List<OutboundEvent> a = dialect.claim(first, new ClaimRequest("p1", 4, Duration.ofSeconds(30), true, Set.of()));
             // p1 has not committed: its rows are locked, and p2 skips them instead of waiting (R4.1).
-            List<OutboundEvent> b = dialect.claim(second, new ClaimRequest("p2", 4, now, now.plusSeconds(30), true, Set.of()));
+            List<OutboundEvent> b = dialect.claim(second, new ClaimRequest("p2", 4, Duration.ofSeconds(30), true, Set.of()));
             first.commit();
             second.commit();
             assertEquals(4, a.size());
@@ -260,5 +261,16 @@ class PostgreSqlStatementsIT {
         }
         assertEquals(List.of("PENDING"), row("SELECT state FROM outbox_event WHERE event_id = ?", replayed),
                 "the replayed event is still there to be sent (R9.3)");
+    }
+
+    /** Issue 16 item 6: the claim carries no clock of the claimer's; the lease runs on the database's clock. */
+    @Test
+    void aLeaseRunsOnTheDatabasesClock() throws SQLException {
+        UUID id = pending("a", 1, "T");
+        assertEquals(1, claim(connection, "p1", Set.of()).size());
+        double left = Double.parseDouble(row("SELECT EXTRACT(EPOCH FROM lease_until - clock_timestamp())"
+                + " FROM outbox_event WHERE event_id = ?", id).get(0));
+        assertTrue(left > 28 && left <= 30, "30 s of lease by the database's clock, left: " + left);
+        assertEquals(List.of(), claim(connection, "p2", Set.of()), "a live lease is not due for another claimer");
     }
 }

@@ -22,8 +22,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -117,7 +115,7 @@ public class ParkedEvents {
         try (Connection connection = database.connect()) {
             StoredEvent before = requireParked(find(connection, eventId));
             try (PreparedStatement update = connection.prepareStatement(Dialect.RESUME_PARKED)) {
-                update.setObject(1, OffsetDateTime.now(ZoneOffset.UTC));
+                update.setObject(1, Dialect.clock(connection)); // due now by the clock the claim reads
                 update.setObject(2, eventId);
                 if (update.executeUpdate() != 1) {
                     throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile");

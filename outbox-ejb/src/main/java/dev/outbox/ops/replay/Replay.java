@@ -153,7 +153,8 @@ public class Replay {
     private ReplayDecision execute(Connection connection, UUID requestId, ReplaySelection selection, String actor,
                                    ReplaySettings settings) throws SQLException {
         ReplayPlan plan = plan(connection, selection, settings);
-        OffsetDateTime start = now();
+        OffsetDateTime start = Dialect.clock(connection); // due times are checked on the database's clock
+
         long nanosApart = 1_000_000_000L / settings.ratePerSecond();
         int replayed = 0;
         try (PreparedStatement update = connection.prepareStatement(Dialect.REPLAY_ONE);

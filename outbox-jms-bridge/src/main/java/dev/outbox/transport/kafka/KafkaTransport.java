@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +43,8 @@ import java.util.logging.Logger;
 public class KafkaTransport implements Transport {
 
     private static final Logger LOG = Logger.getLogger(KafkaTransport.class.getName());
+    /** How long past delivery.timeout.ms the acks are awaited before the outcome counts as unknown. */
+    private static final Duration ACK_GRACE = Duration.ofSeconds(5);
 
     private KafkaSettings settings;
     private KafkaTopics topics;
@@ -70,6 +73,13 @@ public class KafkaTransport implements Transport {
     @Override
     public String name() {
         return "kafka";
+    }
+
+    /** One blocking send of max-block, then every ack awaited until the send timeout plus five seconds. */
+    @Override
+    public Optional<SendBound> longestSend() {
+        return Optional.of(new SendBound(settings.maxBlock().plus(settings.sendTimeout()).plus(ACK_GRACE),
+                "outbox.kafka.max-block-ms + outbox.kafka.send-timeout-ms + " + ACK_GRACE.toSeconds() + " s"));
     }
 
     @Override
@@ -117,7 +127,7 @@ public class KafkaTransport implements Transport {
                 LOG.fine(() -> "Kafka flush interrupted: " + e.getClass().getName() + "; the acks are awaited");
             }
         }
-        long deadline = System.nanoTime() + settings.sendTimeout().plusSeconds(5).toNanos();
+        long deadline = System.nanoTime() + settings.sendTimeout().plus(ACK_GRACE).toNanos();
         List<SendResult> results = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {
             results.add(refused.get(i) != null ? refused.get(i) : await(acks.get(i), deadline));
