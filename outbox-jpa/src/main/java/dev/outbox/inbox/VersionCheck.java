@@ -1,23 +1,31 @@
 package dev.outbox.inbox;
 
+import dev.outbox.event.Ordering;
+
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
- * Per-aggregate version handling at a consumer (R5.7): accept the next version, hold a gap briefly, then report
- * it and apply the newer event anyway (dropping it would stall the aggregate forever); never apply an older
- * version after a newer one (the state would go backwards).
+ * Per-aggregate version handling at a consumer (R5.7), against the consumer's high-water mark of the aggregate
+ * (every version up to it was applied, or passed over after a reported gap): apply the next version; hold a gap
+ * of a strict type briefly, then report it and apply the newer event anyway (dropping it would stall the aggregate
+ * forever); never apply a version at or below the mark (the state would go backwards). Independent types are
+ * applied whatever their version (R4.6): they may arrive out of order by design.
  */
 public final class VersionCheck {
 
-    /** What to do with one event, given what the consumer applied before. */
+    /** What to do with one event, given what the consumer passed before. */
     public enum Verdict {
-        /** The next version (or no version to check): apply. */
+        /** The next version, or an independent type's: apply. */
         APPLY,
-        /** Earlier versions are missing and the gap window is still open: roll back, let the broker redeliver. */
+        /** A strict type's earlier versions are missing and the gap window is open: roll back, redeliver later. */
         HOLD,
-        /** Earlier versions are still missing after the gap window: report the gap, then apply. */
+        /** A strict type's earlier versions are still missing after the gap window: report the gap, then apply. */
         APPLY_AFTER_GAP,
-        /** An older version than one already applied: record it as processed, do not apply. */
+        /**
+         * At or below the high-water mark, yet not marked: a replay of an event whose mark expired, or a version
+         * passed over after a reported gap. Recorded as processed, reported, not applied.
+         */
         STALE
     }
 
@@ -25,22 +33,20 @@ public final class VersionCheck {
     }
 
     /**
-     * @param lastApplied the highest version of this aggregate the consumer processed, or null for none
-     * @param version     this event's aggregate version, or null when the message carries none
-     * @param heldFor     how long this event has been held so far
-     * @param window      the gap window ({@code outbox.inbox.gap-window-ms})
+     * @param ordering  the event type's policy, as its message says
+     * @param highWater the consumer's high-water mark of this aggregate (0: nothing passed yet)
+     * @param version   this event's aggregate version
+     * @param heldFor   how long this event has been held so far; asked only for a strict type's gap
+     * @param window    the gap window ({@code outbox.inbox.gap-window-ms})
      */
-    public static Verdict decide(Long lastApplied, Long version, Duration heldFor, Duration window) {
-        if (version == null) {
-            return Verdict.APPLY;
-        }
-        long expected = lastApplied == null ? 1 : lastApplied + 1;
-        if (version == expected) {
-            return Verdict.APPLY;
-        }
-        if (version < expected) {
+    public static Verdict decide(Ordering ordering, long highWater, long version, Supplier<Duration> heldFor,
+                                 Duration window) {
+        if (version <= highWater) {
             return Verdict.STALE;
         }
-        return heldFor.compareTo(window) < 0 ? Verdict.HOLD : Verdict.APPLY_AFTER_GAP;
+        if (version == highWater + 1 || ordering == Ordering.INDEPENDENT) {
+            return Verdict.APPLY;
+        }
+        return heldFor.get().compareTo(window) < 0 ? Verdict.HOLD : Verdict.APPLY_AFTER_GAP;
     }
 }

@@ -1,5 +1,7 @@
 package dev.outbox.schema;
 
+import dev.outbox.event.Ordering;
+
 import java.time.Duration;
 import java.util.Set;
 
@@ -18,6 +20,11 @@ public record ClaimRequest(String claimer, int limit, Duration lease, boolean st
      * aggregate is delivered, so a failed or parked event blocks the versions after it (R4.6). The unique key
      * on (aggregate_type, aggregate_id, aggregate_version) serves the sub-query.
      */
+    /** The policy the claimed event's type has here, sent with it (R4.6). */
+    public Ordering orderingOf(String eventType) {
+        return strictByDefault != exceptions.contains(eventType) ? Ordering.STRICT : Ordering.INDEPENDENT;
+    }
+
     String orderingCondition() {
         String earlierUndelivered = "NOT EXISTS (SELECT 1 FROM outbox_event p WHERE p.aggregate_type = e.aggregate_type"
                 + " AND p.aggregate_id = e.aggregate_id AND p.aggregate_version < e.aggregate_version"

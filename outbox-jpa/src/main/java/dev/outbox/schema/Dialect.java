@@ -49,7 +49,33 @@ public interface Dialect {
     String INBOX_COUNT_DUPLICATE = "UPDATE processed_event SET duplicates = duplicates + 1"
             + " WHERE consumer = ? AND event_id = ?";
 
-    /** R5.7: the highest version of one aggregate a consumer has processed, other than this event. */
+    // The inbox's version gate (R5.7): one high-water row per consumer and aggregate, never deleted by retention,
+    // and the strict events a consumer holds, since when on the database's clock.
+
+    /** Locks the row, so two deliveries of one aggregate to one consumer pass the gate one after the other. */
+    String HIGH_WATER_LOCK = "SELECT high_water FROM inbox_high_water WHERE consumer = ? AND aggregate_type = ?"
+            + " AND aggregate_id = ? FOR UPDATE";
+
+    String HIGH_WATER_MOVE = "UPDATE inbox_high_water SET high_water = ? WHERE consumer = ? AND aggregate_type = ?"
+            + " AND aggregate_id = ? AND high_water < ?";
+
+    /** The versions above the high-water mark a consumer has marked already (applied out of order), lowest first. */
+    String MARKED_ABOVE = "SELECT aggregate_version FROM processed_event WHERE consumer = ? AND aggregate_type = ?"
+            + " AND aggregate_id = ? AND aggregate_version > ? ORDER BY aggregate_version FETCH FIRST 1000 ROWS ONLY";
+
+    String HOLD_SINCE = "SELECT held_since, CURRENT_TIMESTAMP FROM inbox_hold WHERE consumer = ? AND event_id = ?";
+
+    String HOLD_END = "DELETE FROM inbox_hold WHERE consumer = ? AND event_id = ?";
+
+    /** Holds whose event never came back (the broker gave it up), past the inbox retention, in small batches. */
+    String DELETE_EXPIRED_HOLDS_BATCH = "DELETE FROM inbox_hold WHERE held_since < ? AND (consumer, event_id) IN"
+            + " (SELECT consumer, event_id FROM inbox_hold WHERE held_since < ? ORDER BY held_since"
+            + " FETCH FIRST ? ROWS ONLY)";
+
+    /**
+     * R5.7: the highest version of one aggregate a consumer has processed, other than this event: where a consumer
+     * has marks from before the high-water rows existed, its high-water mark starts there.
+     */
     String INBOX_LAST_VERSION = "SELECT MAX(aggregate_version) FROM processed_event"
             + " WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ? AND event_id <> ?";
 
@@ -167,7 +193,8 @@ public interface Dialect {
         return List.of(folder + "V1__outbox_event_and_processed_event.sql",
                 folder + "V2__inbox_versions_and_side_effects.sql",
                 folder + "V3__audit_and_replay_requests.sql",
-                folder + "V4__undelivered_versions_index.sql");
+                folder + "V4__undelivered_versions_index.sql",
+                folder + "V5__inbox_high_water_and_holds.sql");
     }
 
     /**
@@ -239,6 +266,13 @@ public interface Dialect {
         }
     }
 
+    /** Creates a consumer's high-water row for an aggregate unless it exists; never aborts the transaction. */
+    void startHighWater(Connection connection, String consumer, String aggregateType, String aggregateId,
+                        long highWater) throws SQLException;
+
+    /** Starts a consumer's hold of an event at the database's time unless it holds it already. */
+    void startHold(Connection connection, String consumer, UUID eventId) throws SQLException;
+
     /** Binds the candidate filter's parameters from {@code index} on; returns the next free index. */
     static int bindCandidates(PreparedStatement statement, int index, ClaimRequest request, OffsetDateTime now)
             throws SQLException {
@@ -296,7 +330,7 @@ public interface Dialect {
         return ordered;
     }
 
-    static List<OutboundEvent> readClaimed(ResultSet rs) throws SQLException {
+    static List<OutboundEvent> readClaimed(ResultSet rs, ClaimRequest request) throws SQLException {
         List<OutboundEvent> claimed = new ArrayList<>();
         while (rs.next()) {
             String reference = rs.getString(8);
@@ -304,7 +338,7 @@ public interface Dialect {
                     rs.getInt(6), rs.getString(7), reference == null ? null : URI.create(reference));
             claimed.add(new OutboundEvent(new EventId(rs.getObject(1, UUID.class)), event,
                     rs.getObject(9, OffsetDateTime.class), rs.getInt(10), rs.getLong(11),
-                    "SHADOW".equals(rs.getString(12))));
+                    "SHADOW".equals(rs.getString(12)), request.orderingOf(event.eventType())));
         }
         // RETURNING and a CAS loop hand rows back in no defined order; the transports keep the batch's order, so
         // put one aggregate's versions in order here (R9.1), also for independent types that share a batch.

@@ -95,7 +95,7 @@ public final class H2Dialect implements Dialect {
                     read.setObject(i + 2, ours.get(i));
                 }
                 try (ResultSet rs = read.executeQuery()) {
-                    return Dialect.readClaimed(rs);
+                    return Dialect.readClaimed(rs, request);
                 }
             }
         }
@@ -114,6 +114,36 @@ public final class H2Dialect implements Dialect {
             insert.setString(8, consumer);
             insert.setObject(9, eventId);
             return insert.executeUpdate() == 1;
+        }
+    }
+
+    @Override
+    public void startHighWater(Connection connection, String consumer, String aggregateType, String aggregateId,
+                               long highWater) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO inbox_high_water (consumer,"
+                + " aggregate_type, aggregate_id, high_water) SELECT ?, ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1"
+                + " FROM inbox_high_water WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?)")) {
+            insert.setString(1, consumer);
+            insert.setString(2, aggregateType);
+            insert.setString(3, aggregateId);
+            insert.setLong(4, highWater);
+            insert.setString(5, consumer);
+            insert.setString(6, aggregateType);
+            insert.setString(7, aggregateId);
+            insert.executeUpdate();
+        }
+    }
+
+    @Override
+    public void startHold(Connection connection, String consumer, UUID eventId) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO inbox_hold (consumer, event_id,"
+                + " held_since) SELECT ?, ?, CURRENT_TIMESTAMP FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM inbox_hold"
+                + " WHERE consumer = ? AND event_id = ?)")) {
+            insert.setString(1, consumer);
+            insert.setObject(2, eventId);
+            insert.setString(3, consumer);
+            insert.setObject(4, eventId);
+            insert.executeUpdate();
         }
     }
 }

@@ -39,7 +39,7 @@ public final class PostgreSqlDialect implements Dialect {
             claim.setObject(3, leaseUntil);
             Dialect.bindCandidates(claim, 4, request, now);
             try (ResultSet rs = claim.executeQuery()) {
-                return Dialect.readClaimed(rs);
+                return Dialect.readClaimed(rs, request);
             }
         }
     }
@@ -105,6 +105,30 @@ public final class PostgreSqlDialect implements Dialect {
                 + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (consumer, event_id) DO NOTHING")) {
             Dialect.bindMark(insert, consumer, eventId, aggregateType, aggregateId, aggregateVersion, now, retainUntil);
             return insert.executeUpdate() == 1;
+        }
+    }
+
+    @Override
+    public void startHighWater(Connection connection, String consumer, String aggregateType, String aggregateId,
+                               long highWater) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO inbox_high_water (consumer,"
+                + " aggregate_type, aggregate_id, high_water) VALUES (?, ?, ?, ?)"
+                + " ON CONFLICT (consumer, aggregate_type, aggregate_id) DO NOTHING")) {
+            insert.setString(1, consumer);
+            insert.setString(2, aggregateType);
+            insert.setString(3, aggregateId);
+            insert.setLong(4, highWater);
+            insert.executeUpdate();
+        }
+    }
+
+    @Override
+    public void startHold(Connection connection, String consumer, UUID eventId) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO inbox_hold (consumer, event_id,"
+                + " held_since) VALUES (?, ?, CURRENT_TIMESTAMP) ON CONFLICT (consumer, event_id) DO NOTHING")) {
+            insert.setString(1, consumer);
+            insert.setObject(2, eventId);
+            insert.executeUpdate();
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.outbox.transport;
 
 import dev.outbox.event.EventId;
+import dev.outbox.event.Ordering;
 import dev.outbox.event.OutboxEvent;
 
 import java.time.OffsetDateTime;
@@ -15,13 +16,14 @@ import java.time.OffsetDateTime;
  * @param leaseVersion the fencing token of this claim; the confirm only counts while it is unchanged (R4.2)
  * @param shadow       recorded while its event type was in shadow mode: the application's old path sends it, the
  *                     publisher only reports what it would send and never hands it to a transport (R8.3)
+ * @param ordering     its event type's ordering policy, sent with the message so consumers know it (R4.6)
  */
 public record OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion,
-                            boolean shadow) {
+                            boolean shadow, Ordering ordering) {
 
-    /** An event the outbox publishes itself. */
+    /** An event the outbox publishes itself, of a strictly ordered type. */
     public OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion) {
-        this(id, event, createdAt, attempt, leaseVersion, false);
+        this(id, event, createdAt, attempt, leaseVersion, false, Ordering.STRICT);
     }
 
     /** How logs name this event: ids, versions and attempts, never the payload (R6.3). */

@@ -13,6 +13,8 @@ public final class OutboxHeaders {
     public static final String AGGREGATE_ID = "outboxAggregateId";
     public static final String AGGREGATE_VERSION = "outboxAggregateVersion";
     public static final String SCHEMA_VERSION = "outboxSchemaVersion";
+    /** The event type's ordering policy, {@code strict} or {@code independent} (R4.6): consumers gate only strict types. */
+    public static final String ORDERING = "outboxOrdering";
     /** Set instead of a body when the event stores its body by reference (R3.5). */
     public static final String PAYLOAD_REFERENCE = "outboxPayloadReference";
 

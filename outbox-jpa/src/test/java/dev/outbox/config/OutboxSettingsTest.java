@@ -61,4 +61,20 @@ class OutboxSettingsTest {
                 () -> reader.duration("outbox.cleanup.delivered-retention", java.time.Duration.ZERO));
         assertTrue(e.getMessage().contains("outbox.cleanup.delivered-retention"), e.getMessage());
     }
+
+    /**
+     * Issue 16 item 5: each held delivery costs one of the broker's deliveries and a 250 ms pause; a gap window
+     * longer than that budget would end with the held message on the broker's dead-letter destination.
+     */
+    @Test
+    void aGapWindowTheBrokersRedeliveryBudgetCannotCoverStopsTheStart() {
+        InvalidSettingException e = assertThrows(InvalidSettingException.class,
+                () -> read(Map.of("outbox.inbox.gap-window-ms", "5000")));
+        assertEquals("outbox.inbox.gap-window-ms", e.name());
+        assertTrue(e.getMessage().contains("outbox.inbox.broker-max-deliveries") && e.getMessage().contains("2250"),
+                e.getMessage());
+        assertEquals(5000, read(Map.of("outbox.inbox.gap-window-ms", "5000", "outbox.inbox.broker-max-deliveries", "30"))
+                .inboxGapWindow().toMillis(), "a broker that redelivers 30 times covers 5 s");
+        assertEquals(2000, read(Map.of()).inboxGapWindow().toMillis(), "the defaults fit: 2000 ms < 9 x 250 ms");
+    }
 }

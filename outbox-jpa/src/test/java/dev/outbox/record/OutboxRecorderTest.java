@@ -45,7 +45,7 @@ class OutboxRecorderTest {
     void wire() {
         recorder = new OutboxRecorder();
         recorder.transactions = transaction;
-        recorder.settings = new OutboxSettings(1000, false, "java:comp/DefaultDataSource", "auto", java.time.Duration.ofDays(30), java.time.Duration.ofSeconds(2));
+        recorder.settings = new OutboxSettings(1000, false, "java:comp/DefaultDataSource", "auto", java.time.Duration.ofDays(30), java.time.Duration.ofSeconds(2), 10);
         recorder.protocol = new PublishingProtocol() {
             @Override
             public boolean outboxPublishes(String eventType) {

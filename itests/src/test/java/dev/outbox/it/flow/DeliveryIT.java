@@ -78,7 +78,7 @@ class DeliveryIT extends DeliveryContract {
         assertEquals(0, shipmentsOf(big.orderId()));
 
         // An independent event type of the same aggregate goes on past the parked event (R4.6, R7.5).
-        UUID noted = insertEvent(big.orderId(), 3);
+        UUID noted = insertEvent(big.orderId(), 3, "OrderNoted");
         await(SOON, "the independent OrderNoted delivered", () -> db.eventsOf(big.orderId()).get(2),
                 e -> e.eventId().equals(noted) && e.state().equals("DELIVERED"));
         assertEquals("PENDING", db.eventsOf(big.orderId()).get(1).state(), "the strict OrderPaid still waits");
@@ -113,20 +113,37 @@ class DeliveryIT extends DeliveryContract {
     }
 
     @Test
-    void aVersionGapIsHeldThenReportedAndALateOlderVersionIsNeverApplied() {
+    void aStrictVersionGapIsHeldThenReportedAndALateOlderVersionIsNeverApplied() {
         String orderId = placeAndPay("gap-" + UUID.randomUUID());
         awaitDelivered(orderId, 2);
         await(SOON, "shipped", () -> shipmentsOf(orderId), n -> n == 1);
 
-        // Version 4 reaches the consumer while version 3 does not exist yet: a gap (R5.7).
-        UUID v4 = insertEvent(orderId, 4);
+        // Version 4 of a strict type reaches the consumer while version 3 does not exist yet: a gap (R5.7).
+        UUID v4 = insertEvent(orderId, 4, "OrderAmended");
         await(SOON, "version 4 processed after the gap window", () -> processed(orderId, 4), n -> n == 1);
         assertTrue(ServerLog.text().contains("version gap: applying " + v4), "the gap was reported");
 
-        // Version 3 arrives late: older than the applied version 4, so it is recorded and skipped.
-        UUID v3 = insertEvent(orderId, 3);
+        // Version 3 arrives late: below the version the consumer passed, so it is recorded and skipped.
+        UUID v3 = insertEvent(orderId, 3, "OrderAmended");
         await(SOON, "version 3 recorded", () -> processed(orderId, 3), n -> n == 1);
         assertTrue(ServerLog.text().contains("stale version: " + v3), "the late version was skipped, not applied");
+    }
+
+    /**
+     * Issue 16 item 3: OrderNoted is independent on this server, so its versions may arrive out of order (R4.6);
+     * the consumer applies each one, never holding one for a gap or skipping one as stale.
+     */
+    @Test
+    void independentVersionsArrivingOutOfOrderAreEachApplied() {
+        String orderId = placeAndPay("independent-" + UUID.randomUUID());
+        awaitDelivered(orderId, 2);
+        UUID v4 = insertEvent(orderId, 4, "OrderNoted");
+        await(SOON, "version 4 processed", () -> processed(orderId, 4), n -> n == 1);
+        UUID v3 = insertEvent(orderId, 3, "OrderNoted");
+        await(SOON, "version 3 processed", () -> processed(orderId, 3), n -> n == 1);
+        String log = ServerLog.text();
+        assertFalse(log.contains("version gap: applying " + v4), "an independent version is not a gap");
+        assertFalse(log.contains("stale version: " + v3), "an independent version after a later one is applied");
     }
 
     @Test
@@ -172,12 +189,12 @@ class DeliveryIT extends DeliveryContract {
     }
 
     /** An event written straight into the outbox, as another command of this aggregate would. */
-    private UUID insertEvent(String orderId, long version) {
+    private UUID insertEvent(String orderId, long version, String eventType) {
         UUID id = UUID.randomUUID();
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
         db.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version, event_type,"
                 + " schema_version, payload, created_at, state, attempts, next_attempt_at, lease_version)"
-                + " VALUES (?, 'Order', ?, ?, 'OrderNoted', 1, '{}', ?, 'PENDING', 0, ?, 0)", id, orderId, version, now, now);
+                + " VALUES (?, 'Order', ?, ?, ?, 1, '{}', ?, 'PENDING', 0, ?, 0)", id, orderId, version, eventType, now, now);
         return id;
     }
 

@@ -163,6 +163,35 @@ class KafkaIT {
         assertEquals(0, db.countWhere("invoice", "order_id", big.orderId()), "nothing of the parked order reached invoicing");
     }
 
+    /**
+     * Issue 16 item 3: an independent type may reach its consumers out of version order by design (R4.6): here
+     * OrderNoted v2 waits out a backoff while v3 goes on. Every consumer still applies v2's effect after v3's: the
+     * inbox gates only strict types on versions, so v2 is neither held for a gap nor skipped as stale.
+     */
+    @Test
+    @Order(3)
+    void anIndependentEventSentAfterALaterVersionIsStillApplied() {
+        Reply placed = service.placeOrder("kafka-independent-" + UUID.randomUUID(), BigDecimal.ONE);
+        assertEquals(201, placed.status(), placed.toString());
+        String order = placed.orderId();
+        await(SOON, "v1 invoiced", () -> db.countWhere("invoice_entry", "order_id", order), n -> n == 1);
+        String noted = "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version, event_type,"
+                + " schema_version, payload, created_at, state, attempts, next_attempt_at, lease_version) VALUES"
+                + " (gen_random_uuid(), 'Order', ?, ?, 'OrderNoted', 1, '{\"note\":\"n\"}', now(), 'PENDING', 1, %s, 0)";
+        // v2's first send failed and waits out its backoff; v3 is recorded and due at once.
+        assertEquals(1, db.execute(noted.formatted("now() + interval '1 hour'"), order, 2L));
+        assertEquals(1, db.execute(noted.formatted("now()"), order, 3L));
+        await(SOON, "v3 invoiced ahead of v2", () -> db.countWhere("invoice_entry", "order_id", order), n -> n == 2);
+        assertEquals(1, db.execute("UPDATE outbox_event SET next_attempt_at = now() WHERE aggregate_id = ?"
+                + " AND aggregate_version = 2", order), "v2's backoff ends");
+        await(SOON, "v2's effect applied by invoicing after v3's: an independent event is never skipped as stale",
+                () -> db.countWhere("invoice_entry", "order_id", order), n -> n == 3);
+        await(SOON, "loyalty (Reactive Messaging) marked all three versions",
+                () -> db.count("processed_event", "consumer = 'loyalty' AND aggregate_id = '" + order + "'"), n -> n == 3);
+        assertEquals(0, db.count("processed_event", "aggregate_id = '" + order + "' AND duplicates > 0"),
+                "each version reached each consumer once");
+    }
+
     @Test
     @Order(4)
     void aPoisonEventAtTheConsumerIsParkedOnTheDeadLetterTopicAndTheRestFlows() throws Exception {

@@ -1,6 +1,9 @@
 package dev.outbox.it.sql;
 
 import dev.outbox.event.EventId;
+import dev.outbox.event.Ordering;
+import dev.outbox.inbox.VersionCheck;
+import dev.outbox.inbox.VersionGate;
 import dev.outbox.inbox.SideEffectLedger;
 import dev.outbox.it.support.Settings;
 import dev.outbox.schema.ClaimRequest;
@@ -272,5 +275,56 @@ class PostgreSqlStatementsIT {
                 + " FROM outbox_event WHERE event_id = ?", id).get(0));
         assertTrue(left > 28 && left <= 30, "30 s of lease by the database's clock, left: " + left);
         assertEquals(List.of(), claim(connection, "p2", Set.of()), "a live lease is not due for another claimer");
+    }
+
+    /** One delivery as the inbox runs it: the mark, then the version gate; a HOLD rolls both back. */
+    private String deliver(String consumer, UUID id, long version, Ordering ordering, Duration held) throws SQLException {
+        connection.setAutoCommit(false);
+        try {
+            if (!dialect.markProcessed(connection, consumer, id, "Order", "o-1", version, now, now.plusDays(30))) {
+                connection.commit();
+                return "DUPLICATE";
+            }
+            VersionCheck.Verdict verdict = new VersionGate(dialect, Duration.ofSeconds(2), (c, e) -> held)
+                    .pass(connection, consumer, new EventId(id), "Order", "o-1", version, ordering);
+            if (verdict == VersionCheck.Verdict.HOLD) {
+                connection.rollback();
+            } else {
+                connection.commit();
+            }
+            return verdict.name();
+        } finally {
+            connection.setAutoCommit(true);
+        }
+    }
+
+    /** Issue 16 items 3 and 4 on PostgreSQL: the version gate's SQL (FOR UPDATE, ON CONFLICT) as on H2. */
+    @Test
+    void theVersionGateAppliesIndependentTypesOutOfOrderAndKeepsItsHighWaterMarkPastRetention() throws SQLException {
+        Duration none = Duration.ZERO;
+        UUID v1 = UUID.randomUUID();
+        assertEquals("APPLY", deliver("c", v1, 1, Ordering.STRICT, none));
+        assertEquals("APPLY", deliver("c", UUID.randomUUID(), 3, Ordering.INDEPENDENT, none), "ahead of its turn");
+        assertEquals("APPLY", deliver("c", UUID.randomUUID(), 2, Ordering.INDEPENDENT, none), "v2 after v3: applied");
+        assertEquals(List.of("3"), row("SELECT high_water FROM inbox_high_water WHERE consumer = 'c'"));
+        UUID v5 = UUID.randomUUID();
+        assertEquals("HOLD", deliver("c", v5, 5, Ordering.STRICT, none), "a strict gap is held");
+        assertEquals("APPLY_AFTER_GAP", deliver("c", v5, 5, Ordering.STRICT, Duration.ofSeconds(2)));
+        assertEquals("STALE", deliver("c", UUID.randomUUID(), 4, Ordering.STRICT, none), "never backwards");
+        update("DELETE FROM processed_event");
+        assertEquals("APPLY", deliver("c", UUID.randomUUID(), 6, Ordering.STRICT, none), "no gap after retention");
+        assertEquals("STALE", deliver("c", v1, 1, Ordering.STRICT, none), "an old replay is not applied again");
+        assertEquals("HOLD", deliver("other", UUID.randomUUID(), 2, Ordering.STRICT, none), "a consumer of its own");
+    }
+
+    @Test
+    void aHoldStartsOnceAndAgesOnTheDatabasesClock() throws Exception {
+        UUID event = UUID.randomUUID();
+        dialect.startHold(connection, "c", event);
+        Thread.sleep(50);
+        dialect.startHold(connection, "c", event);
+        double age = Double.parseDouble(row("SELECT EXTRACT(EPOCH FROM clock_timestamp() - held_since) FROM inbox_hold"
+                + " WHERE consumer = 'c' AND event_id = ?", event).get(0));
+        assertTrue(age >= 0.05, "held since the first start: " + age);
     }
 }

@@ -21,9 +21,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Deletes delivered outbox rows past {@code outbox.cleanup.delivered-retention} and inbox marks past their
- * {@code retain_until}, in small batches up to a per-run limit (R8.1, R5.6). Pending and parked rows are never
- * deleted. Every server runs it; concurrent runs just share the batches.
+ * Deletes delivered outbox rows past {@code outbox.cleanup.delivered-retention}, inbox marks past their
+ * {@code retain_until} and inbox holds older than the inbox retention, in small batches up to a per-run limit
+ * (R8.1, R5.6). Pending and parked rows and the inbox's high-water rows are never deleted. Every server runs it; concurrent runs just share the batches.
  */
 @Singleton
 @Startup
@@ -68,9 +68,13 @@ public class Cleanup {
             OffsetDateTime deliveredBefore = now.minus(settings.deliveredRetention());
             int outbox = run(limit -> batches.deleteDelivered(deliveredBefore, limit));
             int inbox = run(limit -> batches.deleteExpiredInboxMarks(now, limit));
-            if (outbox + inbox > 0) {
+            // A hold whose message never came back (the broker gave it up) is evidence for as long as a mark.
+            OffsetDateTime heldBefore = now.minus(outboxSettings.inboxRetention());
+            int holds = run(limit -> batches.deleteExpiredHolds(heldBefore, limit));
+            if (outbox + inbox + holds > 0) {
                 LOG.info(() -> "outbox cleanup deleted " + outbox + " delivered rows (delivered before "
-                        + deliveredBefore + ") and " + inbox + " expired inbox marks");
+                        + deliveredBefore + "), " + inbox + " expired inbox marks and " + holds + " expired holds;"
+                        + " the inbox's high-water rows are never deleted");
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "outbox cleanup run failed; the next run retries", e);

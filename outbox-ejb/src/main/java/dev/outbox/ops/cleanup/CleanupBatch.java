@@ -29,6 +29,11 @@ public class CleanupBatch {
         return delete(Dialect.DELETE_PROCESSED_BATCH, now, limit);
     }
 
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public int deleteExpiredHolds(OffsetDateTime heldBefore, int limit) {
+        return delete(Dialect.DELETE_EXPIRED_HOLDS_BATCH, heldBefore, limit);
+    }
+
     private int delete(String sql, OffsetDateTime cutOff, int limit) {
         try (Connection connection = database.connect(); PreparedStatement delete = connection.prepareStatement(sql)) {
             delete.setObject(1, cutOff);

@@ -1,6 +1,7 @@
 package dev.outbox.inbox.jms;
 
 import dev.outbox.event.EventId;
+import dev.outbox.event.Ordering;
 import dev.outbox.inbox.Inbox;
 import dev.outbox.inbox.InboxTransaction;
 import dev.outbox.transport.OutboxHeaders;
@@ -22,9 +23,6 @@ import java.util.logging.Logger;
 public class InboxInterceptor {
 
     private static final Logger LOG = Logger.getLogger(InboxInterceptor.class.getName());
-
-    /** How long one held delivery waits before it fails for redelivery. */
-    static final long HOLD_PAUSE_MS = 250;
 
     @Inject
     Inbox inbox;
@@ -58,6 +56,7 @@ public class InboxInterceptor {
         String aggregateId = message.getStringProperty(OutboxHeaders.AGGREGATE_ID);
         Long version = message.propertyExists(OutboxHeaders.AGGREGATE_VERSION)
                 ? message.getLongProperty(OutboxHeaders.AGGREGATE_VERSION) : null;
+        Ordering ordering = Ordering.ofHeader(message.getStringProperty(OutboxHeaders.ORDERING));
         // R5.3, R5.5 without XA: the mark and the change commit in one local transaction of their own (whatever
         // the MDB's transaction attribute), and the broker gets its acknowledgement only after that commit. A crash
         // in between redelivers a duplicate that the inbox absorbs; nothing is left in doubt between two
@@ -65,7 +64,8 @@ public class InboxInterceptor {
         Inbox.Receipt receipt;
         try {
             receipt = transaction.run(() -> {
-                Inbox.Receipt decided = inbox.receive(consumer, eventId, aggregateType, aggregateId, version);
+                Inbox.Receipt decided = inbox.receive(consumer, eventId, aggregateType, aggregateId, version,
+                        ordering);
                 if (decided == Inbox.Receipt.HELD) {
                     throw new Held();
                 }
@@ -82,7 +82,7 @@ public class InboxInterceptor {
             });
         } catch (Held held) {
             // R5.7: the mark rolled back; fail the delivery after a pause so the broker redelivers it later.
-            Thread.sleep(HOLD_PAUSE_MS);
+            Thread.sleep(Inbox.HOLD_PAUSE.toMillis());
             throw new IllegalStateException("consumer " + consumer + " holds " + eventId + " of " + aggregateType
                     + "/" + aggregateId + " at version " + version + " until its earlier versions arrive");
         } catch (CheckedFailure failure) {

@@ -25,7 +25,6 @@ import java.util.logging.Logger;
 public class InboxDelivery {
 
     private static final Logger LOG = Logger.getLogger(InboxDelivery.class.getName());
-    private static final long HOLD_PAUSE_MS = 250;
     private static final long MAX_PAUSE_MS = 5_000;
 
     @Inject
@@ -54,7 +53,7 @@ public class InboxDelivery {
             try {
                 Inbox.Receipt receipt = transaction.run(() -> {
                     Inbox.Receipt decided = inbox.receive(consumer, event.eventId(), event.aggregateType(),
-                            event.aggregateId(), event.aggregateVersion());
+                            event.aggregateId(), event.aggregateVersion(), event.ordering());
                     if (decided == Inbox.Receipt.HELD) {
                         throw new Held();
                     }
@@ -69,8 +68,9 @@ public class InboxDelivery {
                 }
                 return;
             } catch (Held held) {
-                // R5.7: the mark rolled back; the inbox releases the event once the gap window has passed.
-                pause(HOLD_PAUSE_MS);
+                // R5.7: the mark rolled back; the hold is kept (InboxHolds), and the inbox releases the event once
+                // the gap window has passed since the first hold.
+                pause(Inbox.HOLD_PAUSE.toMillis());
             } catch (RuntimeException e) {
                 if (isOutage(e)) {
                     LOG.warning(() -> "consumer " + consumer + " cannot reach its database for " + event.describe()

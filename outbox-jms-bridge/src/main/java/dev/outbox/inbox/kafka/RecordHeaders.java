@@ -1,6 +1,7 @@
 package dev.outbox.inbox.kafka;
 
 import dev.outbox.event.EventId;
+import dev.outbox.event.Ordering;
 import dev.outbox.transport.OutboxHeaders;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -50,7 +51,7 @@ public final class RecordHeaders {
         Long schema = number(text(OutboxHeaders.SCHEMA_VERSION));
         return Optional.of(new InboxedEvent(eventId, text(OutboxHeaders.EVENT_TYPE), text(OutboxHeaders.AGGREGATE_TYPE),
                 text(OutboxHeaders.AGGREGATE_ID), number(text(OutboxHeaders.AGGREGATE_VERSION)),
-                schema == null ? null : schema.intValue(), payload));
+                schema == null ? null : schema.intValue(), Ordering.ofHeader(text(OutboxHeaders.ORDERING)), payload));
     }
 
     private static Long number(String text) {

@@ -80,6 +80,7 @@ class JmsBatch {
             message.setStringProperty(OutboxHeaders.AGGREGATE_ID, event.aggregateId());
             message.setLongProperty(OutboxHeaders.AGGREGATE_VERSION, event.aggregateVersion());
             message.setIntProperty(OutboxHeaders.SCHEMA_VERSION, event.schemaVersion());
+            message.setStringProperty(OutboxHeaders.ORDERING, outbound.ordering().header());
             if (event.payloadReference() != null) {
                 message.setStringProperty(OutboxHeaders.PAYLOAD_REFERENCE, event.payloadReference().toString());
             }

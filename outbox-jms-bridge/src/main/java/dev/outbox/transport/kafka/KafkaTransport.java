@@ -174,6 +174,7 @@ public class KafkaTransport implements Transport {
         header(headers, OutboxHeaders.AGGREGATE_TYPE, event.aggregateType());
         header(headers, OutboxHeaders.AGGREGATE_ID, event.aggregateId());
         header(headers, OutboxHeaders.AGGREGATE_VERSION, Long.toString(event.aggregateVersion()));
+        header(headers, OutboxHeaders.ORDERING, outbound.ordering().header());
         header(headers, OutboxHeaders.SCHEMA_VERSION, Integer.toString(event.schemaVersion()));
         if (event.payloadReference() != null) {
             header(headers, OutboxHeaders.PAYLOAD_REFERENCE, event.payloadReference().toString());

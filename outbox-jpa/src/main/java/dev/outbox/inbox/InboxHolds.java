@@ -1,0 +1,45 @@
+package dev.outbox.inbox;
+
+import dev.outbox.event.EventId;
+import dev.outbox.schema.Dialect;
+import dev.outbox.schema.OutboxDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+
+/**
+ * Where a consumer's holds are kept (R5.7): one row per (consumer, event), since when by the database's clock, in
+ * a transaction of its own, because the delivery that holds rolls back. So the gap window is measured from the
+ * first hold whatever restarts or servers come between, and two consumers never share a hold.
+ */
+@ApplicationScoped
+public class InboxHolds implements VersionGate.Holds {
+
+    @Inject
+    OutboxDataSource database;
+
+    @Override
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Duration heldFor(String consumer, EventId eventId) {
+        try (Connection connection = database.connect()) {
+            database.dialect().startHold(connection, consumer, eventId.value());
+            try (PreparedStatement select = connection.prepareStatement(Dialect.HOLD_SINCE)) {
+                select.setString(1, consumer);
+                select.setObject(2, eventId.value());
+                try (ResultSet rs = select.executeQuery()) {
+                    rs.next();
+                    return Duration.between(rs.getObject(1, OffsetDateTime.class), rs.getObject(2, OffsetDateTime.class));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("inbox hold failed for consumer " + consumer + ", event " + eventId, e);
+        }
+    }
+}
