@@ -26,14 +26,16 @@ final class KafkaFailures {
      */
     static SendResult classify(Throwable failure, boolean beforeSend) {
         String name = failure.getClass().getSimpleName();
-        // R4.5: deterministic for this record: retrying cannot make it smaller, valid or allowed.
+        // R4.5: deterministic for this record: retrying cannot make it smaller or valid.
         if (failure instanceof RecordTooLargeException || failure instanceof RecordBatchTooLargeException
-                || failure instanceof SerializationException || failure instanceof InvalidTopicException
-                || failure instanceof AuthorizationException || failure instanceof UnsupportedVersionException) {
+                || failure instanceof SerializationException || failure instanceof UnsupportedVersionException) {
             return new SendResult.PermanentFailure(name);
         }
-        if (failure instanceof AuthenticationException) {
-            // Bad or expired credentials are a configuration problem for every record: fix and retry, never park.
+        if (failure instanceof AuthenticationException || failure instanceof AuthorizationException
+                || failure instanceof InvalidTopicException) {
+            // Credentials, ACLs and topic names are configuration, the same for every record: parking would park
+            // every event of every strict aggregate at once. Back off instead, with the error class in the metrics
+            // and the readiness check, like a missing JMS destination; fixing the configuration drains the backlog.
             return new SendResult.TransientFailure(name);
         }
         if (beforeSend) {

@@ -1,5 +1,6 @@
 package dev.outbox.transport.kafka;
 
+import dev.outbox.config.InvalidSettingException;
 import dev.outbox.config.SettingReader;
 
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -8,6 +9,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 
@@ -29,12 +31,25 @@ public record KafkaSettings(String bootstrapServers, String clientId, Duration s
 
     public static final String PASS_THROUGH_PREFIX = "outbox.kafka.producer.";
 
+    /**
+     * Producer settings the outbox owns: another partitioner breaks per-aggregate order (R9.1), a transactional id
+     * makes every plain send throw, other serializers do not take the outbox's strings.
+     */
+    private static final Set<String> NOT_PASSED_THROUGH = Set.of("partitioner.class", "transactional.id",
+            "key.serializer", "value.serializer");
+
     public static KafkaSettings read(Function<String, Optional<String>> source, Iterable<String> names) {
         SettingReader reader = new SettingReader(source);
         Map<String, String> passThrough = new TreeMap<>();
         for (String name : names) {
             if (name.startsWith(PASS_THROUGH_PREFIX) && name.length() > PASS_THROUGH_PREFIX.length()) {
-                source.apply(name).ifPresent(v -> passThrough.put(name.substring(PASS_THROUGH_PREFIX.length()), v));
+                String property = name.substring(PASS_THROUGH_PREFIX.length());
+                if (NOT_PASSED_THROUGH.contains(property)) {
+                    throw new InvalidSettingException(name, "cannot be passed to the producer: the outbox sets "
+                            + property + " itself (per-aggregate order, plain idempotent sends, string records)",
+                            source.apply(name).orElse(""));
+                }
+                source.apply(name).ifPresent(v -> passThrough.put(property, v));
             }
         }
         return new KafkaSettings(

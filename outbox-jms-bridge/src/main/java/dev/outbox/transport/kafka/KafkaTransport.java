@@ -104,10 +104,11 @@ public class KafkaTransport implements Transport {
                 continue;
             }
             try {
-                Future<RecordMetadata> ack = kafka.send(recordOf(event));
+                Future<RecordMetadata> ack = kafka.send(recordOf(event, topics.topicFor(event.event())));
                 acks.add(ack);
                 refused.add(ack.isDone() ? refusal(ack) : null);
-            } catch (KafkaException e) {
+            } catch (RuntimeException e) {
+                // KafkaException, and what else a producer may throw (IllegalStateException): Transport never throws.
                 acks.add(null);
                 refused.add(KafkaFailures.classify(e, true));
             }
@@ -123,7 +124,7 @@ public class KafkaTransport implements Transport {
             // records that are not coming. Bounded by delivery.timeout.ms (the send timeout).
             try {
                 kafka.flush();
-            } catch (KafkaException e) {
+            } catch (RuntimeException e) {
                 LOG.fine(() -> "Kafka flush interrupted: " + e.getClass().getName() + "; the acks are awaited");
             }
         }
@@ -164,10 +165,12 @@ public class KafkaTransport implements Transport {
         }
     }
 
-    private ProducerRecord<String, String> recordOf(OutboundEvent outbound) {
+    static ProducerRecord<String, String> recordOf(OutboundEvent outbound, String topic) {
         OutboxEvent event = outbound.event();
-        ProducerRecord<String, String> record = new ProducerRecord<>(topics.topicFor(event), event.aggregateId(),
-                event.payload());
+        // A null value is a tombstone on a compacted topic: an event stored by reference (R3.5) goes with an empty
+        // value and its reference in a header, as on JMS.
+        ProducerRecord<String, String> record = new ProducerRecord<>(topic, event.aggregateId(),
+                event.payload() == null ? "" : event.payload());
         Headers headers = record.headers();
         header(headers, OutboxHeaders.EVENT_ID, outbound.id().toString());
         header(headers, OutboxHeaders.EVENT_TYPE, event.eventType());

@@ -1,6 +1,8 @@
 package dev.outbox.transport.kafka;
 
 import dev.outbox.transport.SendResult;
+import dev.outbox.config.InvalidSettingException;
+import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
@@ -9,12 +11,14 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** The Kafka client's errors mapped onto the transport contract's classes, on the real exception types. */
 class KafkaFailuresTest {
@@ -25,8 +29,43 @@ class KafkaFailuresTest {
                 KafkaFailures.classify(new RecordTooLargeException("too big"), true), "record too large");
         assertInstanceOf(SendResult.PermanentFailure.class,
                 KafkaFailures.classify(new SerializationException("bad"), true), "serialization");
-        assertInstanceOf(SendResult.PermanentFailure.class,
+    }
+
+    /**
+     * Issue 16 item 9: an ACL or topic-name mistake is the same for every record: parking would park every event
+     * of every strict aggregate at once. It backs off as a transient failure and shows as its error class in the
+     * metrics and the readiness check, like a missing JMS destination.
+     */
+    @Test
+    void configurationErrorsBackOffInsteadOfParkingEveryEvent() {
+        assertInstanceOf(SendResult.TransientFailure.class,
                 KafkaFailures.classify(new TopicAuthorizationException(Set.of("t")), false), "authorization");
+        assertInstanceOf(SendResult.TransientFailure.class,
+                KafkaFailures.classify(new InvalidTopicException("bad name"), true), "invalid topic");
+    }
+
+    /** Issue 16 item 9: settings that would break per-aggregate order or make the producer throw are refused. */
+    @Test
+    void passThroughSettingsThatBreakOrderOrTheProducerStopTheStart() {
+        for (String forbidden : List.of("partitioner.class", "transactional.id", "key.serializer", "value.serializer")) {
+            String name = "outbox.kafka.producer." + forbidden;
+            InvalidSettingException refused = assertThrows(InvalidSettingException.class, () -> KafkaSettings.read(
+                    n -> Optional.ofNullable(n.equals(name) ? "x" : null), Set.of(name)), forbidden);
+            assertEquals(name, refused.name());
+        }
+    }
+
+    /** Issue 16 item 9: a null value is a tombstone on a compacted topic; an event stored by reference is not one. */
+    @Test
+    void anEventStoredByReferenceIsSentWithAnEmptyValueNeverATombstone() {
+        var event = new dev.outbox.event.OutboxEvent("Order", "o1", 1, "OrderPaid", 1, null,
+                java.net.URI.create("https://store/o1/v1"));
+        var record = KafkaTransport.recordOf(new dev.outbox.transport.OutboundEvent(
+                new dev.outbox.event.EventId(java.util.UUID.randomUUID()), event, java.time.OffsetDateTime.now(), 1, 1),
+                "outbox.Order");
+        assertEquals("", record.value(), "an empty value, the reference in its header");
+        assertEquals("https://store/o1/v1", new String(record.headers()
+                .lastHeader(dev.outbox.transport.OutboxHeaders.PAYLOAD_REFERENCE).value(), java.nio.charset.StandardCharsets.UTF_8));
     }
 
     @Test
