@@ -89,10 +89,16 @@ public interface Dialect {
             + " AND event_id IN (SELECT event_id FROM outbox_event WHERE state = 'DELIVERED' AND delivered_at < ?"
             + " ORDER BY delivered_at, event_id FETCH FIRST ? ROWS ONLY)";
 
-    /** R5.6: one small batch of inbox marks past their retention, re-checked as they are when locked. */
+    /**
+     * R5.6: one small batch of inbox marks past their retention, re-checked as they are when locked. A mark above
+     * its consumer's high-water mark stays, whatever its age: it is the only record that an independent event
+     * applied ahead of its turn was applied (the protocol checker found duplicates re-applied without it).
+     */
     String DELETE_PROCESSED_BATCH = "DELETE FROM processed_event WHERE retain_until < ? AND (consumer, event_id) IN"
-            + " (SELECT consumer, event_id FROM processed_event WHERE retain_until < ? ORDER BY retain_until"
-            + " FETCH FIRST ? ROWS ONLY)";
+            + " (SELECT p.consumer, p.event_id FROM processed_event p WHERE p.retain_until < ? AND NOT EXISTS"
+            + " (SELECT 1 FROM inbox_high_water h WHERE h.consumer = p.consumer AND h.aggregate_type = p.aggregate_type"
+            + " AND h.aggregate_id = p.aggregate_id AND p.aggregate_version > h.high_water)"
+            + " ORDER BY p.retain_until FETCH FIRST ? ROWS ONLY)";
 
     /**
      * R6.1, R6.2: the backlog per event type and last error class (null: not failed yet), with its oldest

@@ -1,0 +1,68 @@
+package dev.outbox.it.protocol;
+
+import dev.outbox.it.support.Settings;
+import dev.outbox.protocol.ProtocolChecker;
+import dev.outbox.protocol.ProtocolCheckerRun;
+import dev.outbox.schema.PostgreSqlDialect;
+import dev.outbox.schema.SqlScript;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The randomized protocol checker (outbox-jpa's ProtocolChecker) on the real test PostgreSQL, in a schema of its
+ * own. The same properties as on H2: {@code -Dchecker.seconds}, {@code -Dchecker.seed} with {@code -Dchecker.steps},
+ * {@code -Dchecker.mutation}.
+ */
+@EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
+class ProtocolCheckerIT {
+
+    private final String schema = "checker_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+
+    private Connection connect() {
+        try {
+            Connection c = DriverManager.getConnection(Settings.required("it.jdbc.url"), Settings.required("it.jdbc.user"),
+                    System.getProperty("it.jdbc.password", ""));
+            try (Statement statement = c.createStatement()) {
+                statement.execute("SET search_path TO " + schema);
+            }
+            return c;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @AfterEach
+    void drop() throws SQLException {
+        try (Connection c = connect(); Statement statement = c.createStatement()) {
+            statement.execute("DROP SCHEMA " + schema + " CASCADE");
+        }
+    }
+
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.MINUTES)
+    void everyCommittedEventIsAppliedOncePerConsumerInOrderWhateverTheFaults() throws SQLException {
+        try (Connection c = connect(); Statement statement = c.createStatement()) {
+            statement.execute("CREATE SCHEMA " + schema);
+            statement.execute("SET search_path TO " + schema);
+            for (String script : new PostgreSqlDialect().schemaScripts()) {
+                SqlScript.load(script, getClass().getClassLoader()).run(c);
+            }
+        }
+        ProtocolChecker.Result result = ProtocolCheckerRun.run(this::connect, new PostgreSqlDialect());
+        assertEquals(List.of(), result.violations(), "protocol violations; replay with " + result.replay());
+        assertTrue(result.events() > 100, "the run recorded enough events to mean something: " + result.events());
+    }
+}
