@@ -178,4 +178,28 @@ class VersionGateTest {
             }
         }
     }
+
+    /**
+     * Found by the protocol checker: an independent v3 applied while v2 is missing is above the high-water mark;
+     * if retention deleted its mark, a duplicate of v3 would be applied again. Such a mark outlives retention.
+     */
+    @Test
+    void inboxCleanupKeepsTheMarksAboveTheHighWaterMark() throws SQLException {
+        EventId v3 = id();
+        assertEquals("APPLY", deliver("c", id(), 1, STRICT));
+        assertEquals("APPLY", deliver("c", v3, 3, INDEPENDENT));
+        try (PreparedStatement expire = connection.prepareStatement("UPDATE processed_event SET retain_until = ?")) {
+            expire.setObject(1, now.minusDays(1));
+            expire.executeUpdate();
+        }
+        try (PreparedStatement cleanup = connection.prepareStatement(Dialect.DELETE_PROCESSED_BATCH)) {
+            cleanup.setObject(1, now);
+            cleanup.setObject(2, now);
+            cleanup.setInt(3, 100);
+            assertEquals(1, cleanup.executeUpdate(), "v1's mark goes, it is at the high-water mark");
+        }
+        assertEquals("DUPLICATE", deliver("c", v3, 3, INDEPENDENT), "v3's mark stayed: its duplicate is absorbed");
+        assertEquals("APPLY", deliver("c", id(), 2, STRICT));
+        assertEquals(3, highWater("c"));
+    }
 }
