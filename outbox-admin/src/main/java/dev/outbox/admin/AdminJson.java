@@ -7,6 +7,7 @@ import dev.outbox.ops.replay.ReplayDecision;
 import dev.outbox.ops.replay.ReplayPlan;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
@@ -128,5 +129,24 @@ final class AdminJson {
         if (value != null) {
             json.add(name, value instanceof Temporal ? value.toString() : String.valueOf(value));
         }
+    }
+
+    /**
+     * The repaired body's schema version (R2.5): a whole number from 1 to 2147483647. A larger number is refused,
+     * never truncated into another version.
+     */
+    static int schemaVersion(JsonObject body) {
+        if (body.get("schemaVersion") instanceof JsonNumber version && version.isIntegral()) {
+            try {
+                int exact = version.intValueExact();
+                if (exact >= 1) {
+                    return exact;
+                }
+            } catch (ArithmeticException tooLarge) {
+                // refused below, with the rule
+            }
+        }
+        throw new AdminRefusal(AdminRefusal.Kind.INVALID, "schemaVersion must be a whole number from 1 to "
+                + Integer.MAX_VALUE + " (the version of the repaired body's schema, R2.5), was " + body.get("schemaVersion"));
     }
 }

@@ -84,12 +84,8 @@ public class ParkedEventsResource {
         } catch (URISyntaxException e) {
             throw new AdminRefusal(AdminRefusal.Kind.INVALID, "payloadRef must be a URI, but was '" + reference + "'");
         }
-        if (!(body.get("schemaVersion") instanceof JsonNumber schemaVersion) || !schemaVersion.isIntegral()) {
-            throw new AdminRefusal(AdminRefusal.Kind.INVALID, "schemaVersion must be a whole number (the version of"
-                    + " the repaired body's schema, R2.5)");
-        }
         return AdminJson.event(parked.fix(AdminJson.uuid("eventId", eventId), json, payloadRef,
-                schemaVersion.intValue(), caller.getUserPrincipal().getName(), AdminJson.text(body, "reason")));
+                AdminJson.schemaVersion(body), caller.getUserPrincipal().getName(), AdminJson.text(body, "reason")));
     }
 
     /** Body: {@code {"reason": "..."}}. */

@@ -101,6 +101,14 @@ public interface Dialect {
             + " ORDER BY p.retain_until FETCH FIRST ? ROWS ONLY)";
 
     /**
+     * R5.4: settled side-effect records (SUCCEEDED, FAILED) past the inbox retention, in small batches. A STARTED one
+     * stays whatever its age: its outcome is unknown until someone reconciles it with the external service.
+     */
+    String DELETE_SETTLED_SIDE_EFFECTS_BATCH = "DELETE FROM side_effect WHERE state <> 'STARTED' AND updated_at < ?"
+            + " AND (consumer, effect_key) IN (SELECT consumer, effect_key FROM side_effect WHERE state <> 'STARTED'"
+            + " AND updated_at < ? ORDER BY updated_at FETCH FIRST ? ROWS ONLY)";
+
+    /**
      * R6.1, R6.2: the backlog per event type and last error class (null: not failed yet), with its oldest
      * event. Reads pending rows only, on the pending-rows index: never the delivered history.
      */

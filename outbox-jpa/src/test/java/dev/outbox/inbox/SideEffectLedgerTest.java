@@ -73,4 +73,24 @@ class SideEffectLedgerTest {
         assertThrows(IllegalStateException.class,
                 () -> SideEffectLedger.finish(connection, "mailer", "nope", "SUCCEEDED", null, now));
     }
+
+    /** Issue 16 item 10: settled entries are cleaned up after the retention; an unknown outcome never is. */
+    @Test
+    void cleanupDeletesSettledEntriesPastRetentionAndKeepsUnknownOutcomes() throws SQLException {
+        String succeeded = SideEffectLedger.begin(connection, "mailer", event, "welcome-mail", now.minusDays(40))
+                .idempotencyKey();
+        SideEffectLedger.finish(connection, "mailer", succeeded, "SUCCEEDED", "provider-1", now.minusDays(40));
+        SideEffectLedger.begin(connection, "mailer", event, "receipt-mail", now.minusDays(40)); // STARTED, never finished
+        SideEffectLedger.begin(connection, "mailer", event, "fresh-mail", now);
+        try (java.sql.PreparedStatement cleanup = connection.prepareStatement(
+                dev.outbox.schema.Dialect.DELETE_SETTLED_SIDE_EFFECTS_BATCH)) {
+            cleanup.setObject(1, now.minusDays(30));
+            cleanup.setObject(2, now.minusDays(30));
+            cleanup.setInt(3, 100);
+            assertEquals(1, cleanup.executeUpdate(), "only the old succeeded entry");
+        }
+        assertEquals(SideEffectLedger.Previous.STARTED,
+                SideEffectLedger.begin(connection, "mailer", event, "receipt-mail", now).previous(),
+                "an unknown outcome is evidence until someone reconciles it");
+    }
 }

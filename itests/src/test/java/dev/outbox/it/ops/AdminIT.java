@@ -102,6 +102,12 @@ class AdminIT {
         assertEquals(400, notAnObject.status(), notAnObject.toString());
         assertTrue(notAnObject.error().contains("payload"), "the refusal names the field: " + notAnObject);
         assertEquals(parked.payload(), db.eventsOf(big.orderId()).get(0).payload(), "a refused repair changes nothing");
+        Reply tooLarge = as(OPERATOR, "PUT", "parked/" + id, Json.createObjectBuilder()
+                .add("payload", Json.createObjectBuilder().add("orderId", big.orderId())).add("schemaVersion", 4294967298L)
+                .add("reason", "typo").build());
+        assertEquals(400, tooLarge.status(), "a schema version beyond int range is refused, not truncated to 2: " + tooLarge);
+        assertTrue(tooLarge.error().contains("schemaVersion"), tooLarge.toString());
+        assertEquals(parked.schemaVersion(), db.eventsOf(big.orderId()).get(0).schemaVersion(), "and changes nothing");
         assertEquals(400, as(OPERATOR, "POST", "parked/" + id + "/resume", Json.createObjectBuilder().build()).status(),
                 "a resume without a reason is refused");
 
@@ -135,7 +141,7 @@ class AdminIT {
     }
 
     @Test
-    void aReplayIsADryRunUnlessToldOtherwiseAndKeepsTheEventId() {
+    void aReplayIsADryRunUnlessToldOtherwiseAndKeepsTheEventId() throws InterruptedException {
         String order = placeAndPay("replay-" + UUID.randomUUID());
         StoredEvent paid = db.eventsOf(order).get(1);
         JsonObject selection = Json.createObjectBuilder()
@@ -148,8 +154,12 @@ class AdminIT {
         assertEquals(1, dryRun.body().getJsonObject("byEventType").getInt("OrderPaid"));
         assertEquals(1, dryRun.body().getJsonObject("destinations").getInt("jms:java:app/jms/OutboxEvents"));
         assertEquals(1, dryRun.body().getJsonObject("consumers").getInt("shipping"), "who already applied it");
+        StoredEvent afterDryRun = db.eventsOf(order).get(1);
+        assertEquals("DELIVERED", afterDryRun.state(), "a dry run leaves the row delivered");
+        assertEquals(paid.attempts(), afterDryRun.attempts(), "and claimable by no publisher");
+        Thread.sleep(1500); // three publisher intervals: a dry run that had replayed would have been sent by now
         assertEquals(0, duplicatesOf(paid.eventId()), "a dry run sends nothing");
-        assertEquals("DELIVERED", db.eventsOf(order).get(1).state());
+        assertEquals(paid.brokerMessageId(), db.eventsOf(order).get(1).brokerMessageId(), "nor was it sent again");
 
         Reply run = as(OPERATOR, "POST", "replays", Json.createObjectBuilder(selection).add("dryRun", false)
                 .add("reason", "shipping asked for it again").build());

@@ -22,8 +22,9 @@ import java.util.logging.Logger;
 
 /**
  * Deletes delivered outbox rows past {@code outbox.cleanup.delivered-retention}, inbox marks past their
- * {@code retain_until} and inbox holds older than the inbox retention, in small batches up to a per-run limit
- * (R8.1, R5.6). Pending and parked rows and the inbox's high-water rows are never deleted. Every server runs it; concurrent runs just share the batches.
+ * {@code retain_until}, and inbox holds and settled side effects older than the inbox retention, in small batches
+ * up to a per-run limit (R8.1, R5.6). Pending and parked rows, the inbox's high-water rows and side effects whose
+ * outcome is unknown (STARTED) are never deleted. Every server runs it; concurrent runs just share the batches.
  */
 @Singleton
 @Startup
@@ -71,10 +72,12 @@ public class Cleanup {
             // A hold whose message never came back (the broker gave it up) is evidence for as long as a mark.
             OffsetDateTime heldBefore = now.minus(outboxSettings.inboxRetention());
             int holds = run(limit -> batches.deleteExpiredHolds(heldBefore, limit));
-            if (outbox + inbox + holds > 0) {
+            int effects = run(limit -> batches.deleteSettledSideEffects(heldBefore, limit));
+            if (outbox + inbox + holds + effects > 0) {
                 LOG.info(() -> "outbox cleanup deleted " + outbox + " delivered rows (delivered before "
-                        + deliveredBefore + "), " + inbox + " expired inbox marks and " + holds + " expired holds;"
-                        + " the inbox's high-water rows are never deleted");
+                        + deliveredBefore + "), " + inbox + " expired inbox marks, " + holds + " expired holds and "
+                        + effects + " settled side effects; the inbox's high-water rows and side effects of unknown"
+                        + " outcome are never deleted");
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "outbox cleanup run failed; the next run retries", e);

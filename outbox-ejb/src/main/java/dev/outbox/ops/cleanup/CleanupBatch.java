@@ -34,6 +34,11 @@ public class CleanupBatch {
         return delete(Dialect.DELETE_EXPIRED_HOLDS_BATCH, heldBefore, limit);
     }
 
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public int deleteSettledSideEffects(OffsetDateTime settledBefore, int limit) {
+        return delete(Dialect.DELETE_SETTLED_SIDE_EFFECTS_BATCH, settledBefore, limit);
+    }
+
     private int delete(String sql, OffsetDateTime cutOff, int limit) {
         try (Connection connection = database.connect(); PreparedStatement delete = connection.prepareStatement(sql)) {
             delete.setObject(1, cutOff);

@@ -91,6 +91,12 @@ public class InboxDelivery {
         }
     }
 
+    /**
+     * H2's own codes for a database that went away (it does not use SQLSTATE class 08): connection broken, object
+     * closed, database closed (twice).
+     */
+    private static final java.util.Set<String> H2_CONNECTION_LOST = java.util.Set.of("90067", "90007", "90098", "90121");
+
     /** A database that is away, not a change that fails: connection errors, deadlocks, serialization failures. */
     static boolean isOutage(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
@@ -99,7 +105,8 @@ public class InboxDelivery {
             }
             if (cause instanceof SQLException sql && sql.getSQLState() != null
                     && (sql.getSQLState().startsWith("08") || sql.getSQLState().equals("40001")
-                    || sql.getSQLState().equals("40P01") || sql.getSQLState().equals("57P01"))) {
+                    || sql.getSQLState().equals("40P01") || sql.getSQLState().equals("57P01")
+                    || H2_CONNECTION_LOST.contains(sql.getSQLState()))) {
                 return true;
             }
             if (cause.getCause() == cause) {
