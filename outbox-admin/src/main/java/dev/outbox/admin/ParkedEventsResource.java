@@ -19,9 +19,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.SecurityContext;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -41,9 +39,6 @@ public class ParkedEventsResource {
 
     @EJB
     ParkedEvents parked;
-
-    @Context
-    SecurityContext caller;
 
     @GET
     @Path("parked")
@@ -85,7 +80,7 @@ public class ParkedEventsResource {
             throw new AdminRefusal(AdminRefusal.Kind.INVALID, "payloadRef must be a URI, but was '" + reference + "'");
         }
         return AdminJson.event(parked.fix(AdminJson.uuid("eventId", eventId), json, payloadRef,
-                AdminJson.schemaVersion(body), caller.getUserPrincipal().getName(), AdminJson.text(body, "reason")));
+                AdminJson.schemaVersion(body), AdminJson.text(body, "reason")));
     }
 
     /** Body: {@code {"reason": "..."}}. */
@@ -93,7 +88,6 @@ public class ParkedEventsResource {
     @Path("parked/{eventId}/resume")
     @RolesAllowed(Roles.OPERATOR)
     public JsonObject resume(@PathParam("eventId") String eventId, JsonObject body) {
-        return AdminJson.event(parked.resume(AdminJson.uuid("eventId", eventId), caller.getUserPrincipal().getName(),
-                AdminJson.text(body, "reason")));
+        return AdminJson.event(parked.resume(AdminJson.uuid("eventId", eventId), AdminJson.text(body, "reason")));
     }
 }

@@ -60,8 +60,7 @@ public class ReplayResource {
             throw new AdminRefusal(AdminRefusal.Kind.FORBIDDEN, "only the role " + Roles.OPERATOR
                     + " requests a replay; an approver approves one somebody else requested");
         }
-        ReplayDecision decision = replay.request(selection, caller.getUserPrincipal().getName(),
-                AdminJson.text(body, "reason"));
+        ReplayDecision decision = replay.request(selection, AdminJson.text(body, "reason"));
         return Response.status(decision.state().equals("EXECUTED") ? Response.Status.CREATED : Response.Status.ACCEPTED)
                 .entity(AdminJson.decision(decision)).build();
     }
@@ -77,8 +76,7 @@ public class ReplayResource {
     @Path("{requestId}/approve")
     @RolesAllowed(Roles.APPROVER)
     public JsonObject approve(@PathParam("requestId") String requestId) {
-        return AdminJson.decision(replay.approve(AdminJson.uuid("requestId", requestId),
-                caller.getUserPrincipal().getName()));
+        return AdminJson.decision(replay.approve(AdminJson.uuid("requestId", requestId)));
     }
 
     /** Body: {@code {"reason": "..."}}. */
@@ -86,8 +84,7 @@ public class ReplayResource {
     @Path("{requestId}/reject")
     @RolesAllowed(Roles.APPROVER)
     public JsonObject reject(@PathParam("requestId") String requestId, JsonObject body) {
-        return AdminJson.decision(replay.reject(AdminJson.uuid("requestId", requestId),
-                caller.getUserPrincipal().getName(), AdminJson.text(body, "reason")));
+        return AdminJson.decision(replay.reject(AdminJson.uuid("requestId", requestId), AdminJson.text(body, "reason")));
     }
 
     private static ReplaySelection selection(JsonObject body) {

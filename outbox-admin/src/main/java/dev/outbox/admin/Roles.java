@@ -4,10 +4,10 @@ package dev.outbox.admin;
 public final class Roles {
 
     /** Lists, shows, repairs and resumes parked events; previews and requests replays. */
-    public static final String OPERATOR = "outbox-operator";
+    public static final String OPERATOR = dev.outbox.ops.OperatorRoles.OPERATOR;
 
     /** Approves or rejects a replay someone else requested (R9.4). */
-    public static final String APPROVER = "outbox-approver";
+    public static final String APPROVER = dev.outbox.ops.OperatorRoles.APPROVER;
 
     private Roles() {
     }

@@ -186,6 +186,18 @@ public interface Dialect {
     String REPLAY_REQUEST_BY_ID = "SELECT request_id, requested_at, requested_by, reason, selection, event_count,"
             + " state, decided_by, decided_at FROM outbox_replay_request WHERE request_id = ?";
 
+    /** R9.4: the exact events of a request, stored with it, so an approval replays these and nothing else. */
+    String REPLAY_REQUEST_EVENT_INSERT = "INSERT INTO outbox_replay_event (request_id, item_no, event_id) VALUES (?, ?, ?)";
+
+    String REPLAY_REQUEST_EVENTS = "SELECT event_id FROM outbox_replay_event WHERE request_id = ? ORDER BY item_no";
+
+    /**
+     * R9.4: how many events one person replayed without a second approver since a time: replays split into small
+     * requests count together against the approval threshold.
+     */
+    String REPLAYED_UNAPPROVED_SINCE = "SELECT COALESCE(SUM(event_count), 0) FROM outbox_replay_request"
+            + " WHERE requested_by = ? AND requested_at >= ? AND state = 'EXECUTED' AND decided_by = requested_by";
+
     /** Decides a waiting request once: a second approval of the same request changes nothing. */
     String REPLAY_REQUEST_DECIDE = "UPDATE outbox_replay_request SET state = ?, decided_by = ?, decided_at = ?"
             + " WHERE request_id = ? AND state = 'AWAITING_APPROVAL'";
@@ -208,7 +220,7 @@ public interface Dialect {
                 folder + "V2__inbox_versions_and_side_effects.sql",
                 folder + "V3__audit_and_replay_requests.sql",
                 folder + "V4__undelivered_versions_index.sql",
-                folder + "V5__inbox_high_water_and_holds.sql");
+                folder + "V5__inbox_high_water_holds_and_replay_events.sql");
     }
 
     /**

@@ -3,12 +3,17 @@ package dev.outbox.ops.repair;
 import dev.outbox.config.OutboxSettings;
 import dev.outbox.event.OutboxEvent;
 import dev.outbox.ops.AdminRefusal;
+import dev.outbox.ops.OperatorRoles;
 import dev.outbox.ops.StoredEvent;
 import dev.outbox.ops.audit.AuditTrail;
 import dev.outbox.record.EventValidation;
 import dev.outbox.record.InvalidEventException;
 import dev.outbox.schema.Dialect;
 import dev.outbox.schema.OutboxDataSource;
+import jakarta.annotation.Resource;
+import jakarta.annotation.security.DeclareRoles;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -34,7 +39,12 @@ import java.util.UUID;
  * transaction with its audit entry.
  */
 @Stateless
+@DeclareRoles({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
 public class ParkedEvents {
+
+    /** Who acts: the container's caller, never a name passed in. */
+    @Resource
+    SessionContext caller;
 
     @Inject
     OutboxDataSource database;
@@ -47,6 +57,7 @@ public class ParkedEvents {
 
     /** Parked events, oldest first, without bodies. */
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
     public List<StoredEvent> list(int limit) {
         try (Connection connection = database.connect();
              PreparedStatement select = connection.prepareStatement(Dialect.PARKED_PAGE)) {
@@ -63,11 +74,14 @@ public class ParkedEvents {
         }
     }
 
-    /** One event, body included, in whatever state it is. */
-    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    /** One event, body included, in whatever state it is; who read a body is audited (R6.3). */
+    @RolesAllowed(OperatorRoles.OPERATOR)
     public StoredEvent show(UUID eventId) {
         try (Connection connection = database.connect()) {
-            return find(connection, eventId);
+            StoredEvent event = find(connection, eventId);
+            audit.record(actor(), "PAYLOAD_READ", eventId, null, event.describe() + " in state " + event.state()
+                    + "; body " + fingerprint(event.payload(), event.payloadRef()));
+            return event;
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read outbox event " + eventId, e);
         }
@@ -77,7 +91,8 @@ public class ParkedEvents {
      * Replaces the body (a JSON object, or a reference to an immutable resource) and the schema version of a
      * parked event, checked by the rules every recorded event meets. The event stays parked until resumed.
      */
-    public StoredEvent fix(UUID eventId, String payload, URI payloadRef, int schemaVersion, String actor,
+    @RolesAllowed(OperatorRoles.OPERATOR)
+    public StoredEvent fix(UUID eventId, String payload, URI payloadRef, int schemaVersion,
                            String reason) {
         AdminRefusal.requireReason(reason);
         try (Connection connection = database.connect()) {
@@ -98,7 +113,7 @@ public class ParkedEvents {
                     throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile");
                 }
             }
-            audit.record(actor, "PARKED_FIXED", eventId, null, "reason: " + reason + "; parked after "
+            audit.record(actor(), "PARKED_FIXED", eventId, null, "reason: " + reason + "; parked after "
                     + before.lastErrorClass() + " at attempt " + before.attempts() + "; body before "
                     + fingerprint(before.payload(), before.payloadRef()) + " schema " + before.schemaVersion()
                     + "; body now " + fingerprint(payload, payloadRef == null ? null : payloadRef.toString())
@@ -110,7 +125,8 @@ public class ParkedEvents {
     }
 
     /** Puts a parked event back in line with its event id, due now (R6.6). */
-    public StoredEvent resume(UUID eventId, String actor, String reason) {
+    @RolesAllowed(OperatorRoles.OPERATOR)
+    public StoredEvent resume(UUID eventId, String reason) {
         AdminRefusal.requireReason(reason);
         try (Connection connection = database.connect()) {
             StoredEvent before = requireParked(find(connection, eventId));
@@ -121,7 +137,7 @@ public class ParkedEvents {
                     throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile");
                 }
             }
-            audit.record(actor, "PARKED_RESUMED", eventId, null, "reason: " + reason + "; " + before.describe()
+            audit.record(actor(), "PARKED_RESUMED", eventId, null, "reason: " + reason + "; " + before.describe()
                     + " parked after " + before.lastErrorClass() + "; body " + fingerprint(before.payload(),
                     before.payloadRef()) + " schema " + before.schemaVersion());
             return find(connection, eventId);
@@ -163,5 +179,9 @@ public class ParkedEvents {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private String actor() {
+        return caller.getCallerPrincipal().getName();
     }
 }

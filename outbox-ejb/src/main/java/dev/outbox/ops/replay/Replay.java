@@ -2,11 +2,16 @@ package dev.outbox.ops.replay;
 
 import dev.outbox.event.OutboxEvent;
 import dev.outbox.ops.AdminRefusal;
+import dev.outbox.ops.OperatorRoles;
 import dev.outbox.ops.audit.AuditTrail;
 import dev.outbox.publish.Publisher;
 import dev.outbox.schema.Dialect;
 import dev.outbox.schema.OutboxDataSource;
+import jakarta.annotation.Resource;
+import jakarta.annotation.security.DeclareRoles;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJB;
+import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -39,7 +44,12 @@ import java.util.UUID;
  * <p>Re-executing a business action on purpose is not a replay: that is a new command with its own event id.
  */
 @Stateless
+@DeclareRoles({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
 public class Replay {
+
+    /** Who acts: the container's caller, never a name passed in (no code in the EAR approves as someone else). */
+    @Resource
+    SessionContext caller;
 
     private static final int SAMPLE = 100;
 
@@ -57,65 +67,88 @@ public class Replay {
 
     /** What the replay would do; changes nothing. */
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
     public ReplayPlan preview(ReplaySelection selection) {
         try (Connection connection = database.connect()) {
-            return plan(connection, selection, settings());
+            ReplaySettings settings = settings();
+            return plan(connection, selection, settings, replayedWithoutApproval(connection,
+                    caller.getCallerPrincipal().getName(), Dialect.clock(connection).minus(settings.approvalWindow())));
         } catch (SQLException e) {
             throw new IllegalStateException("cannot preview the replay", e);
         }
     }
 
     /**
-     * Asks for a replay: executed at once when it selects at most {@code outbox.replay.approval-threshold}
-     * events, otherwise stored as awaiting approval.
+     * Asks for a replay: executed at once when, with what the caller replayed without a second approver over
+     * {@code outbox.replay.approval-window}, it selects at most {@code outbox.replay.approval-threshold} events;
+     * otherwise stored as awaiting approval, with the exact events it selected.
      */
-    public ReplayDecision request(ReplaySelection selection, String actor, String reason) {
+    @RolesAllowed(OperatorRoles.OPERATOR)
+    public ReplayDecision request(ReplaySelection selection, String reason) {
         AdminRefusal.requireReason(reason);
+        String actor = caller.getCallerPrincipal().getName();
         ReplaySettings settings = settings();
         UUID requestId = UUID.randomUUID();
         try (Connection connection = database.connect()) {
-            ReplayPlan plan = plan(connection, selection, settings);
+            OffsetDateTime now = Dialect.clock(connection);
+            long recently = replayedWithoutApproval(connection, actor, now.minus(settings.approvalWindow()));
+            ReplayPlan plan = plan(connection, selection, settings, recently);
             if (plan.events() == 0) {
                 throw new AdminRefusal(AdminRefusal.Kind.INVALID, "the selection holds no delivered event to replay"
                         + (plan.skipped().isEmpty() ? "" : "; skipped: " + plan.skipped()));
             }
+            boolean approvalRequired = plan.approvalRequired();
             try (PreparedStatement insert = connection.prepareStatement(Dialect.REPLAY_REQUEST_INSERT)) {
                 insert.setObject(1, requestId);
-                insert.setObject(2, now());
+                insert.setObject(2, now);
                 insert.setString(3, actor);
                 insert.setString(4, reason.length() > 1000 ? reason.substring(0, 1000) : reason);
                 insert.setString(5, selection.stored());
                 insert.setInt(6, plan.events());
                 insert.executeUpdate();
             }
+            storeEvents(connection, requestId, plan.eventIds());
             audit.record(actor, "REPLAY_REQUESTED", null, requestId, "reason: " + reason + "; selection "
                     + selection.stored() + "; " + plan.events() + " events " + plan.byEventType()
-                    + (plan.approvalRequired() ? "; awaits a second approver (more than "
-                    + settings.approvalThreshold() + " events)" : ""));
-            if (plan.approvalRequired()) {
+                    + (approvalRequired ? "; awaits a second approver (" + (recently + plan.events())
+                    + " events replayed without one within " + settings.approvalWindow() + ", more than "
+                    + settings.approvalThreshold() + ")" : ""));
+            if (approvalRequired) {
                 return find(connection, requestId, 0);
             }
-            return execute(connection, requestId, selection, actor, settings);
+            return execute(connection, requestId, plan.eventIds(), actor, settings);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot request the replay", e);
         }
     }
 
-    /** A second person approves a waiting replay, which then runs (R9.4). */
-    public ReplayDecision approve(UUID requestId, String approver) {
+    /**
+     * A second person approves a waiting replay, which then runs on exactly the events stored with the request
+     * (R9.4): never a selection recomputed now, which could hold more.
+     */
+    @RolesAllowed(OperatorRoles.APPROVER)
+    public ReplayDecision approve(UUID requestId) {
+        String approver = caller.getCallerPrincipal().getName();
         try (Connection connection = database.connect()) {
             ReplayDecision waiting = awaiting(connection, requestId, approver);
+            List<UUID> stored = storedEvents(connection, requestId);
+            if (stored.size() != waiting.eventCount()) {
+                throw new IllegalStateException("replay " + requestId + " stored " + stored.size() + " events for a"
+                        + " request of " + waiting.eventCount());
+            }
             audit.record(approver, "REPLAY_APPROVED", null, requestId, "requested by " + waiting.requestedBy()
                     + " for " + waiting.eventCount() + " events");
-            return execute(connection, requestId, ReplaySelection.parse(waiting.selection()), approver, settings());
+            return execute(connection, requestId, stored, approver, settings());
         } catch (SQLException e) {
             throw new IllegalStateException("cannot approve replay " + requestId, e);
         }
     }
 
     /** A second person turns a waiting replay down; nothing is sent. */
-    public ReplayDecision reject(UUID requestId, String approver, String reason) {
+    @RolesAllowed(OperatorRoles.APPROVER)
+    public ReplayDecision reject(UUID requestId, String reason) {
         AdminRefusal.requireReason(reason);
+        String approver = caller.getCallerPrincipal().getName();
         try (Connection connection = database.connect()) {
             ReplayDecision waiting = awaiting(connection, requestId, approver);
             decide(connection, requestId, "REJECTED", approver);
@@ -128,6 +161,7 @@ public class Replay {
     }
 
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
     public ReplayDecision show(UUID requestId) {
         try (Connection connection = database.connect()) {
             return find(connection, requestId, 0);
@@ -149,17 +183,19 @@ public class Replay {
         return request;
     }
 
-    /** Makes the selected delivered rows due again, spread out by the rate limit, and audits each one. */
-    private ReplayDecision execute(Connection connection, UUID requestId, ReplaySelection selection, String actor,
+    /**
+     * Makes the request's events due again where they are still delivered, spread out by the rate limit, and
+     * audits each one.
+     */
+    private ReplayDecision execute(Connection connection, UUID requestId, List<UUID> eventIds, String actor,
                                    ReplaySettings settings) throws SQLException {
-        ReplayPlan plan = plan(connection, selection, settings);
         OffsetDateTime start = Dialect.clock(connection); // due times are checked on the database's clock
 
         long nanosApart = 1_000_000_000L / settings.ratePerSecond();
         int replayed = 0;
         try (PreparedStatement update = connection.prepareStatement(Dialect.REPLAY_ONE);
              PreparedStatement trail = connection.prepareStatement(Dialect.AUDIT_INSERT)) {
-            for (UUID eventId : plan.eventIds()) {
+            for (UUID eventId : eventIds) {
                 // R9.4: the k-th event is due k/rate seconds from now, so the publisher re-sends at that rate.
                 update.setObject(1, start.plusNanos(nanosApart * replayed));
                 update.setObject(2, eventId);
@@ -180,13 +216,15 @@ public class Replay {
             }
         }
         decide(connection, requestId, "EXECUTED", actor);
-        audit.record(actor, "REPLAY_EXECUTED", null, requestId, replayed + " of " + plan.events()
-                + " selected events due again at " + settings.ratePerSecond() + "/s");
+        audit.record(actor, "REPLAY_EXECUTED", null, requestId, replayed + " of " + eventIds.size()
+                + " requested events due again at " + settings.ratePerSecond() + "/s"
+                + (replayed < eventIds.size() ? "; the others are no longer delivered (pending, parked or cleaned up)" : ""));
         return find(connection, requestId, replayed);
     }
 
-    private ReplayPlan plan(Connection connection, ReplaySelection selection, ReplaySettings settings)
-            throws SQLException {
+    /** @param alreadyReplayed what the caller replayed without a second approver within the approval window */
+    private ReplayPlan plan(Connection connection, ReplaySelection selection, ReplaySettings settings,
+                            long alreadyReplayed) throws SQLException {
         List<Candidate> candidates = select(connection, selection, settings);
         List<UUID> ids = new ArrayList<>();
         Map<String, String> skipped = new LinkedHashMap<>();
@@ -231,7 +269,7 @@ public class Replay {
             }
         }
         return new ReplayPlan(List.copyOf(ids), skipped, byType, destinations, consumers, sideEffects, sample.size(),
-                ids.size() > settings.approvalThreshold(),
+                alreadyReplayed + ids.size() > settings.approvalThreshold(),
                 Duration.ofNanos(1_000_000_000L / settings.ratePerSecond() * ids.size()));
     }
 
@@ -268,6 +306,43 @@ public class Replay {
                     + " events (server.xml variable outbox.replay.max-events): split it into smaller ranges");
         }
         return candidates;
+    }
+
+    private static void storeEvents(Connection connection, UUID requestId, List<UUID> eventIds) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(Dialect.REPLAY_REQUEST_EVENT_INSERT)) {
+            for (int i = 0; i < eventIds.size(); i++) {
+                insert.setObject(1, requestId);
+                insert.setInt(2, i);
+                insert.setObject(3, eventIds.get(i));
+                insert.addBatch();
+            }
+            insert.executeBatch();
+        }
+    }
+
+    private static List<UUID> storedEvents(Connection connection, UUID requestId) throws SQLException {
+        List<UUID> ids = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(Dialect.REPLAY_REQUEST_EVENTS)) {
+            select.setObject(1, requestId);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getObject("event_id", UUID.class));
+                }
+            }
+        }
+        return ids;
+    }
+
+    private static long replayedWithoutApproval(Connection connection, String actor, OffsetDateTime since)
+            throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(Dialect.REPLAYED_UNAPPROVED_SINCE)) {
+            select.setString(1, actor);
+            select.setObject(2, since);
+            try (ResultSet rs = select.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
     }
 
     private static void bindIds(PreparedStatement statement, List<UUID> ids) throws SQLException {

@@ -2,6 +2,7 @@ package dev.outbox.ops.replay;
 
 import dev.outbox.config.SettingReader;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -14,14 +15,18 @@ import java.util.function.Function;
  *                          many per second, so a big replay never floods the brokers or the consumers (R6.5)
  * @param maxEvents         {@code outbox.replay.max-events}, default 10000: the largest replay one request may
  *                          select; split bigger ones by time range
+ * @param approvalWindow    {@code outbox.replay.approval-window}, default PT24H: the events one person replayed
+ *                          without a second approver in this window count with a new request against the threshold,
+ *                          so splitting a big replay into small requests does not dodge the approval
  */
-public record ReplaySettings(int approvalThreshold, int ratePerSecond, int maxEvents) {
+public record ReplaySettings(int approvalThreshold, int ratePerSecond, int maxEvents, Duration approvalWindow) {
 
     public static ReplaySettings read(Function<String, Optional<String>> source) {
         SettingReader reader = new SettingReader(source);
         return new ReplaySettings(
                 reader.integer("outbox.replay.approval-threshold", 100, 1, 1_000_000),
                 reader.integer("outbox.replay.rate-per-second", 100, 1, 100_000),
-                reader.integer("outbox.replay.max-events", 10_000, 1, 1_000_000));
+                reader.integer("outbox.replay.max-events", 10_000, 1, 1_000_000),
+                reader.duration("outbox.replay.approval-window", Duration.ofHours(24)));
     }
 }
