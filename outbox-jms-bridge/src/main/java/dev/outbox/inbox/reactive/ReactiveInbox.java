@@ -49,13 +49,14 @@ public class ReactiveInbox {
      * the acknowledgement of {@code message} once that has committed (or the message was parked).
      */
     public CompletionStage<Void> process(String consumer, Message<String> message, Consumer<InboxedEvent> change) {
-        ConsumerRecord<?, ?> record = unwrapped(message);
-        Optional<RecordHeaders> headers = record != null ? Optional.of(RecordHeaders.of(record)) : smallRyeHeaders(message);
+        Source source = Source.of(message);
+        Optional<RecordHeaders> headers = Optional.ofNullable(source.headers())
+                .map(found -> new RecordHeaders(found, source.position()));
         InboxedEvent event = headers.flatMap(h -> h.event(message.getPayload())).orElse(null);
-        String position = headers.map(RecordHeaders::position).orElse("?");
-        String topic = record == null ? null : record.topic();
-        String key = record == null || record.key() == null ? null : record.key().toString();
-        Headers kafkaHeaders = record == null ? null : record.headers();
+        String position = source.position();
+        String topic = source.topic();
+        String key = source.key();
+        Headers kafkaHeaders = source.headers();
         if (event == null) {
             deadLetters.park(consumer, topic, key, message.getPayload(), kafkaHeaders, "NotAnOutboxRecord", position,
                     "a message without a valid outbox event id");
@@ -79,25 +80,45 @@ public class ReactiveInbox {
         });
     }
 
-    /** Open Liberty's liberty-kafka connector unwraps a message to its ConsumerRecord. */
-    private static ConsumerRecord<?, ?> unwrapped(Message<?> message) {
-        try {
-            return message.unwrap(ConsumerRecord.class);
-        } catch (RuntimeException notLiberty) {
-            return null;
-        }
-    }
+    /**
+     * Where a message came from: its topic, key, headers and position, so a parked one keeps its identity on the
+     * dead-letter topic (issue 16 item 8). Open Liberty's liberty-kafka unwraps a message to its ConsumerRecord;
+     * SmallRye's smallrye-kafka (WildFly) hands an IncomingKafkaRecord whose getters are found reflectively, so no
+     * server's type is named here.
+     */
+    record Source(String topic, String key, Headers headers, String position) {
 
-    /** SmallRye's smallrye-kafka (WildFly) hands an IncomingKafkaRecord with getHeaders(), found reflectively. */
-    private static Optional<RecordHeaders> smallRyeHeaders(Message<?> message) {
-        try {
-            Method getHeaders = message.getClass().getMethod("getHeaders");
-            if (getHeaders.invoke(message) instanceof Headers found) {
-                return Optional.of(new RecordHeaders(found, "?"));
+        static Source of(Message<?> message) {
+            ConsumerRecord<?, ?> record = unwrapped(message);
+            if (record != null) {
+                return new Source(record.topic(), record.key() == null ? null : record.key().toString(),
+                        record.headers(), record.topic() + "-" + record.partition() + "@" + record.offset());
             }
-        } catch (ReflectiveOperationException | RuntimeException notKafka) {
-            // some other connector's message
+            Object topic = getter(message, "getTopic");
+            Object key = getter(message, "getKey");
+            Object headers = getter(message, "getHeaders");
+            Object partition = getter(message, "getPartition");
+            Object offset = getter(message, "getOffset");
+            return new Source(topic == null ? null : topic.toString(), key == null ? null : key.toString(),
+                    headers instanceof Headers found ? found : null,
+                    topic == null ? "?" : topic + "-" + partition + "@" + offset);
         }
-        return Optional.empty();
+
+        private static ConsumerRecord<?, ?> unwrapped(Message<?> message) {
+            try {
+                return message.unwrap(ConsumerRecord.class);
+            } catch (RuntimeException notLiberty) {
+                return null;
+            }
+        }
+
+        private static Object getter(Message<?> message, String name) {
+            try {
+                Method getter = message.getClass().getMethod(name);
+                return getter.invoke(message);
+            } catch (ReflectiveOperationException | RuntimeException notThere) {
+                return null; // some other connector's message
+            }
+        }
     }
 }
