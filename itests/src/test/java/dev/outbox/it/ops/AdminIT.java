@@ -135,8 +135,8 @@ class AdminIT {
 
         List<JsonObject> trail = as(APPROVER, "GET", "audit?eventId=" + id, null).body().getJsonArray("entries")
                 .stream().map(v -> v.asJsonObject()).toList();
-        assertEquals(List.of("PARKED_RESUMED", "PARKED_FIXED"), trail.stream().map(e -> e.getString("action")).toList(),
-                "each change audited, newest first");
+        assertEquals(List.of("PARKED_RESUMED", "PARKED_FIXED", "PAYLOAD_READ"), trail.stream()
+                .map(e -> e.getString("action")).toList(), "each change and the read of the body audited, newest first");
         assertTrue(trail.stream().allMatch(e -> e.getString("actor").equals(OPERATOR)), "who: " + trail);
         assertTrue(trail.get(1).getString("detail").contains("MessageTooLarge"), "the evidence stays: " + trail.get(1));
         assertFalse(trail.toString().contains(secret), "the audit trail holds no payload");
