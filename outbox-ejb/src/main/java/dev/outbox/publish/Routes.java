@@ -51,15 +51,25 @@ final class Routes {
      * while it is still on its way. Refuses the start with the settings to change.
      */
     void refuseSendsLongerThan(Duration lease) {
-        java.util.Set<Transport> used = new java.util.LinkedHashSet<>(byDefault);
-        byType.values().forEach(used::addAll);
-        for (Transport transport : used) {
-            transport.longestSend().filter(bound -> bound.longest().compareTo(lease) >= 0).ifPresent(bound -> {
+        List<List<Transport>> routes = new ArrayList<>(byType.values());
+        routes.add(byDefault);
+        for (List<Transport> route : routes) {
+            // A route's transports send one after the other: their bounds add up.
+            Duration longest = Duration.ZERO;
+            List<String> settings = new ArrayList<>();
+            for (Transport transport : route) {
+                Optional<Transport.SendBound> bound = transport.longestSend();
+                if (bound.isPresent()) {
+                    longest = longest.plus(bound.get().longest());
+                    settings.add(transport.name() + ": " + bound.get().settings());
+                }
+            }
+            if (!settings.isEmpty() && longest.compareTo(lease) >= 0) {
                 throw new InvalidSettingException("outbox.publisher.lease-ms", "must be longer than the longest send"
-                        + " of transport " + transport.name() + " (" + bound.settings() + " = " + bound.longest().toMillis()
+                        + " of the route " + names(route) + " (" + String.join("; ", settings) + " = " + longest.toMillis()
                         + " ms), or another server takes a batch over and sends it again while it is still being sent;"
                         + " lengthen the lease or shorten those settings", Long.toString(lease.toMillis()));
-            });
+            }
         }
     }
 

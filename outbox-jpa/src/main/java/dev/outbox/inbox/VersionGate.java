@@ -97,14 +97,21 @@ public final class VersionGate {
                                       String aggregateId, long from, long start) throws SQLException {
         long highWater = start;
         try (PreparedStatement marked = connection.prepareStatement(Dialect.MARKED_ABOVE)) {
-            marked.setString(1, consumer);
-            marked.setString(2, aggregateType);
-            marked.setString(3, aggregateId);
-            marked.setLong(4, start);
-            try (ResultSet rs = marked.executeQuery()) {
-                while (rs.next() && rs.getLong("aggregate_version") == highWater + 1) {
-                    highWater++;
+            boolean more = true;
+            while (more) { // a page at a time: a long run of marks is walked to its end
+                long pageStart = highWater;
+                int rows = 0;
+                marked.setString(1, consumer);
+                marked.setString(2, aggregateType);
+                marked.setString(3, aggregateId);
+                marked.setLong(4, pageStart);
+                try (ResultSet rs = marked.executeQuery()) {
+                    while (rs.next() && rs.getLong("aggregate_version") == highWater + 1) {
+                        highWater++;
+                        rows++;
+                    }
                 }
+                more = rows == Dialect.MARKED_ABOVE_PAGE;
             }
         }
         if (highWater > from) {

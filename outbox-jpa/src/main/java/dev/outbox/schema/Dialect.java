@@ -59,9 +59,12 @@ public interface Dialect {
     String HIGH_WATER_MOVE = "UPDATE inbox_high_water SET high_water = ? WHERE consumer = ? AND aggregate_type = ?"
             + " AND aggregate_id = ? AND high_water < ?";
 
+    int MARKED_ABOVE_PAGE = 1000;
+
     /** The versions above the high-water mark a consumer has marked already (applied out of order), lowest first. */
     String MARKED_ABOVE = "SELECT aggregate_version FROM processed_event WHERE consumer = ? AND aggregate_type = ?"
-            + " AND aggregate_id = ? AND aggregate_version > ? ORDER BY aggregate_version FETCH FIRST 1000 ROWS ONLY";
+            + " AND aggregate_id = ? AND aggregate_version > ? ORDER BY aggregate_version FETCH FIRST "
+            + MARKED_ABOVE_PAGE + " ROWS ONLY";
 
     String HOLD_SINCE = "SELECT held_since, CURRENT_TIMESTAMP FROM inbox_hold WHERE consumer = ? AND event_id = ?";
 
@@ -91,8 +94,9 @@ public interface Dialect {
 
     /**
      * R5.6: one small batch of inbox marks past their retention, re-checked as they are when locked. A mark above
-     * its consumer's high-water mark stays, whatever its age: it is the only record that an independent event
-     * applied ahead of its turn was applied (the protocol checker found duplicates re-applied without it).
+     * its consumer's high-water mark stays: it is the only record that an independent event applied ahead of its
+     * turn was applied (the protocol checker found duplicates re-applied without it). {@link #EXPIRED_ABOVE_HIGH_WATER}
+     * moves the mark over such marks first, once they are past retention.
      */
     String DELETE_PROCESSED_BATCH = "DELETE FROM processed_event WHERE retain_until < ? AND (consumer, event_id) IN"
             + " (SELECT p.consumer, p.event_id FROM processed_event p WHERE p.retain_until < ? AND NOT EXISTS"

@@ -131,6 +131,12 @@ public final class H2Dialect implements Dialect {
             insert.setString(6, aggregateType);
             insert.setString(7, aggregateId);
             insert.executeUpdate();
+        } catch (SQLException e) {
+            // Two first deliveries of one aggregate at once: the other inserted the row first. H2 rolls back this
+            // statement only, and the caller's FOR UPDATE then waits for the other's commit.
+            if (!"23505".equals(e.getSQLState())) {
+                throw e;
+            }
         }
     }
 

@@ -202,4 +202,41 @@ class VersionGateTest {
         assertEquals("APPLY", deliver("c", id(), 2, STRICT));
         assertEquals(3, highWater("c"));
     }
+
+    /**
+     * Review finding: two first deliveries of one aggregate at once both create the high-water row. On H2 the second
+     * insert meets the first's uncommitted row; it must wait for it and pass after it, not fail the delivery.
+     */
+    @Test
+    void twoFirstDeliveriesOfOneAggregateAtOncePassOneAfterTheOther() throws Exception {
+        String url = connection.getMetaData().getURL();
+        try (Connection first = java.sql.DriverManager.getConnection(url, "sa", "");
+             Connection second = java.sql.DriverManager.getConnection(url, "sa", "")) {
+            try (java.sql.Statement wait = second.createStatement()) {
+                wait.execute("SET LOCK_TIMEOUT 10000");
+            }
+            first.setAutoCommit(false);
+            second.setAutoCommit(false);
+            EventId v1 = id();
+            EventId v2 = id();
+            dialect.markProcessed(first, "c", v1.value(), "Order", "o-1", 1L, now, now.plusDays(30));
+            assertEquals(VersionCheck.Verdict.APPLY, gate().pass(first, "c", v1, "Order", "o-1", 1, STRICT));
+            java.util.concurrent.CompletableFuture<VersionCheck.Verdict> other =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try {
+                            dialect.markProcessed(second, "c", v2.value(), "Order", "o-1", 2L, now, now.plusDays(30));
+                            VersionCheck.Verdict verdict = gate().pass(second, "c", v2, "Order", "o-1", 2, STRICT);
+                            second.commit();
+                            return verdict;
+                        } catch (SQLException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+            Thread.sleep(300); // the second delivery waits for the first's row
+            first.commit();
+            assertEquals(VersionCheck.Verdict.APPLY, other.get(10, java.util.concurrent.TimeUnit.SECONDS),
+                    "v2 passes once v1's delivery committed");
+        }
+        assertEquals(2, highWater("c"));
+    }
 }

@@ -132,6 +132,10 @@ public class Replay {
         try (Connection connection = database.connect()) {
             ReplayDecision waiting = awaiting(connection, requestId, approver);
             List<UUID> stored = storedEvents(connection, requestId);
+            if (stored.isEmpty()) {
+                throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "replay " + requestId + " was requested before"
+                        + " requests stored their exact events (schema V5): reject it and request it again");
+            }
             if (stored.size() != waiting.eventCount()) {
                 throw new IllegalStateException("replay " + requestId + " stored " + stored.size() + " events for a"
                         + " request of " + waiting.eventCount());

@@ -32,11 +32,12 @@ public record KafkaSettings(String bootstrapServers, String clientId, Duration s
     public static final String PASS_THROUGH_PREFIX = "outbox.kafka.producer.";
 
     /**
-     * Producer settings the outbox owns: another partitioner breaks per-aggregate order (R9.1), a transactional id
+     * Producer settings the outbox owns: another partitioner, ignoring keys or an interceptor that rewrites records
+     * breaks per-aggregate order (R9.1), a transactional id
      * makes every plain send throw, other serializers do not take the outbox's strings.
      */
-    private static final Set<String> NOT_PASSED_THROUGH = Set.of("partitioner.class", "transactional.id",
-            "key.serializer", "value.serializer");
+    private static final Set<String> NOT_PASSED_THROUGH = Set.of("partitioner.class", "partitioner.ignore.keys",
+            "interceptor.classes", "transactional.id", "key.serializer", "value.serializer");
 
     public static KafkaSettings read(Function<String, Optional<String>> source, Iterable<String> names) {
         SettingReader reader = new SettingReader(source);
