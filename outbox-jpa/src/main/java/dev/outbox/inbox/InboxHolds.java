@@ -29,17 +29,23 @@ public class InboxHolds implements VersionGate.Holds {
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Duration heldFor(String consumer, EventId eventId) {
         try (Connection connection = database.connect()) {
-            database.dialect().startHold(connection, consumer, eventId.value());
-            try (PreparedStatement select = connection.prepareStatement(Dialect.HOLD_SINCE)) {
-                select.setString(1, consumer);
-                select.setObject(2, eventId.value());
-                try (ResultSet rs = select.executeQuery()) {
-                    rs.next();
-                    return Duration.between(rs.getObject(1, OffsetDateTime.class), rs.getObject(2, OffsetDateTime.class));
-                }
-            }
+            return heldFor(connection, database.dialect(), consumer, eventId);
         } catch (SQLException e) {
             throw new IllegalStateException("inbox hold failed for consumer " + consumer + ", event " + eventId, e);
+        }
+    }
+
+    /** The hold's SQL on a connection of its own transaction: starts the hold once, answers its age. */
+    public static Duration heldFor(Connection connection, Dialect dialect, String consumer, EventId eventId)
+            throws SQLException {
+        dialect.startHold(connection, consumer, eventId.value());
+        try (PreparedStatement select = connection.prepareStatement(Dialect.HOLD_SINCE)) {
+            select.setString(1, consumer);
+            select.setObject(2, eventId.value());
+            try (ResultSet rs = select.executeQuery()) {
+                rs.next();
+                return Duration.between(rs.getObject(1, OffsetDateTime.class), rs.getObject(2, OffsetDateTime.class));
+            }
         }
     }
 }

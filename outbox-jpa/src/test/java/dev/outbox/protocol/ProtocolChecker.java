@@ -2,6 +2,7 @@ package dev.outbox.protocol;
 
 import dev.outbox.event.EventId;
 import dev.outbox.event.Ordering;
+import dev.outbox.inbox.InboxHolds;
 import dev.outbox.inbox.VersionCheck;
 import dev.outbox.inbox.VersionGate;
 import dev.outbox.schema.ClaimRequest;
@@ -405,15 +406,7 @@ public final class ProtocolChecker {
 
     private Duration heldFor(String consumer, EventId eventId) {
         try {
-            dialect.startHold(holds, consumer, eventId.value());
-            try (PreparedStatement select = holds.prepareStatement(Dialect.HOLD_SINCE)) {
-                select.setString(1, consumer);
-                select.setObject(2, eventId.value());
-                try (ResultSet rs = select.executeQuery()) {
-                    rs.next();
-                    return Duration.between(rs.getObject(1, OffsetDateTime.class), rs.getObject(2, OffsetDateTime.class));
-                }
-            }
+            return InboxHolds.heldFor(holds, dialect, consumer, eventId); // autocommit: the hold outlives a HOLD
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
