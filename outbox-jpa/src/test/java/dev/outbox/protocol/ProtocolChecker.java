@@ -71,7 +71,6 @@ public final class ProtocolChecker {
     private static final String STRICT_TYPE = "Paid";
     private static final String INDEPENDENT_TYPE = "Noted";
 
-    private final Supplier<Connection> connections;
     private final Dialect dialect;
     private final long seed;
     private final Mutation mutation;
@@ -115,7 +114,6 @@ public final class ProtocolChecker {
 
     public ProtocolChecker(Supplier<Connection> connections, Dialect dialect, long seed, Mutation mutation)
             throws SQLException {
-        this.connections = connections;
         this.dialect = dialect;
         this.seed = seed;
         this.mutation = mutation;
