@@ -5,6 +5,7 @@ import dev.outbox.health.PublisherHeartbeat;
 import dev.outbox.record.OutboxCommitted;
 import dev.outbox.schema.ClaimRequest;
 import dev.outbox.transport.OutboundEvent;
+import dev.outbox.transport.SendDeadline;
 import dev.outbox.transport.SendResult;
 import dev.outbox.transport.Transport;
 import jakarta.annotation.PostConstruct;
@@ -180,12 +181,12 @@ public class Publisher {
      * Sends the batch, except its shadow events (R8.3): the application's old path sends those, so each gets a
      * report of what would have been sent and counts as delivered by that path. Results in the batch's order.
      */
-    private List<SendResult> sendOrShadow(List<OutboundEvent> claimed) {
+    private List<SendResult> sendOrShadow(List<OutboundEvent> claimed, SendDeadline deadline) {
         List<OutboundEvent> real = claimed.stream().filter(e -> !e.shadow()).toList();
         if (real.size() == claimed.size()) {
-            return routes.send(claimed);
+            return routes.send(claimed, deadline);
         }
-        Iterator<SendResult> sent = (real.isEmpty() ? List.<SendResult>of() : routes.send(real)).iterator();
+        Iterator<SendResult> sent = (real.isEmpty() ? List.<SendResult>of() : routes.send(real, deadline)).iterator();
         List<SendResult> results = new ArrayList<>(claimed.size());
         for (OutboundEvent event : claimed) {
             if (event.shadow()) {
@@ -229,6 +230,9 @@ public class Publisher {
         RunProfile profile = new RunProfile();
         try {
             for (int batch = 0; batch < settings.maxBatchesPerRun() && !stopped; batch++) {
+                // R4.3: started before the claim, so it passes before the lease the database grants; a fifth of
+                // the lease stays for the broker's commit and the confirm.
+                SendDeadline deadline = SendDeadline.in(settings.lease().multipliedBy(4).dividedBy(5));
                 List<OutboundEvent> claimed = profile.claim(() -> claims.claim(new ClaimRequest(settings.claimerId(),
                         settings.batchSize(), settings.lease(), settings.strictByDefault(),
                         settings.orderingExceptions())));
@@ -240,7 +244,7 @@ public class Publisher {
                 }
                 Failpoint.AFTER_CLAIM_BEFORE_SEND.reach();
                 // R4.2: the claim has committed; nothing is locked while the broker works.
-                List<SendResult> results = profile.send(() -> sendOrShadow(claimed));
+                List<SendResult> results = profile.send(() -> sendOrShadow(claimed, deadline));
                 Failpoint.AFTER_SEND_BEFORE_CONFIRM.reach();
                 List<Outcome> outcomes = new ArrayList<>(claimed.size());
                 Map<BatchSent.Sent, Long> sent = new HashMap<>();

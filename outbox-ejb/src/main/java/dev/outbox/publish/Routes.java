@@ -2,6 +2,7 @@ package dev.outbox.publish;
 
 import dev.outbox.config.InvalidSettingException;
 import dev.outbox.transport.OutboundEvent;
+import dev.outbox.transport.SendDeadline;
 import dev.outbox.transport.SendResult;
 import dev.outbox.transport.Transport;
 
@@ -112,9 +113,10 @@ final class Routes {
 
     /**
      * Sends a claimed batch along the routes: each transport gets its events in claim order (so per-aggregate
-     * order holds on every broker), and answers one result per event, in the batch's order.
+     * order holds on every broker), and answers one result per event, in the batch's order. Every transport
+     * gets the same {@code deadline}: the lease covers the whole route.
      */
-    List<SendResult> send(List<OutboundEvent> batch) {
+    List<SendResult> send(List<OutboundEvent> batch, SendDeadline deadline) {
         Map<Transport, List<Integer>> positions = new LinkedHashMap<>();
         for (int i = 0; i < batch.size(); i++) {
             for (Transport transport : of(batch.get(i).event().eventType())) {
@@ -126,7 +128,7 @@ final class Routes {
             perEvent.add(new ArrayList<>(2));
         }
         positions.forEach((transport, indexes) -> {
-            List<SendResult> results = transport.send(indexes.stream().map(batch::get).toList());
+            List<SendResult> results = transport.send(indexes.stream().map(batch::get).toList(), deadline);
             for (int k = 0; k < indexes.size(); k++) {
                 perEvent.get(indexes.get(k)).add(k < results.size() ? results.get(k)
                         : new SendResult.UnknownOutcome("TransportReturnedTooFewResults"));

@@ -4,6 +4,7 @@ import dev.outbox.config.InvalidSettingException;
 import dev.outbox.event.EventId;
 import dev.outbox.event.OutboxEvent;
 import dev.outbox.transport.OutboundEvent;
+import dev.outbox.transport.SendDeadline;
 import dev.outbox.transport.SendResult;
 import dev.outbox.transport.Transport;
 import org.junit.jupiter.api.Test;
@@ -41,9 +42,9 @@ class RoutesTest {
         }
 
         @Override
-        public List<SendResult> send(List<OutboundEvent> events) {
+        public List<SendResult> send(List<OutboundEvent> events, SendDeadline deadline) {
             events.forEach(e -> sent.add(e.event().aggregateId() + ":" + e.event().eventType()));
-            return events.stream().map(e -> answers.getOrDefault(e.event().eventType(),
+            return events.stream().map(e -> deadline.passed() ? deadline.missed() : answers.getOrDefault(e.event().eventType(),
                     new SendResult.Delivered(name + "-id", name.equals("kafka") ? 1 : null, name.equals("kafka") ? 7L : null)))
                     .toList();
         }
@@ -66,7 +67,7 @@ class RoutesTest {
                 "outbox.publisher.transport.OrderPaid", "kafka"), jms, kafka);
 
         List<SendResult> results = routes.send(List.of(event("a", "OrderPlaced"), event("a", "OrderPaid"),
-                event("b", "OrderPlaced")));
+                event("b", "OrderPlaced")), SendDeadline.never());
 
         assertEquals(List.of("a:OrderPlaced", "b:OrderPlaced"), jms.sent, "JMS gets the default types, in claim order");
         assertEquals(List.of("a:OrderPaid"), kafka.sent, "Kafka gets only OrderPaid");
@@ -80,7 +81,7 @@ class RoutesTest {
         Recording kafka = new Recording("kafka", Map.of("OrderPaid", new SendResult.TransientFailure("TimeoutException")));
         Routes routes = routes(Map.of("outbox.publisher.transport", "jms, kafka"), jms, kafka);
 
-        List<SendResult> results = routes.send(List.of(event("a", "OrderPlaced"), event("a", "OrderPaid")));
+        List<SendResult> results = routes.send(List.of(event("a", "OrderPlaced"), event("a", "OrderPaid")), SendDeadline.never());
 
         SendResult.Delivered both = assertInstanceOf(SendResult.Delivered.class, results.get(0));
         assertEquals("jms-id kafka-id", both.brokerMessageId(), "both broker ids are kept");

@@ -224,7 +224,8 @@ public interface Dialect {
                 folder + "V2__inbox_versions_and_side_effects.sql",
                 folder + "V3__audit_and_replay_requests.sql",
                 folder + "V4__undelivered_versions_index.sql",
-                folder + "V5__inbox_high_water_holds_and_replay_events.sql");
+                folder + "V5__inbox_high_water_holds_and_replay_events.sql",
+                folder + "V6__due_on_the_database_clock.sql");
     }
 
     /**

@@ -59,7 +59,11 @@ public class OutboxEventRow {
     @Column(name = "attempts", nullable = false)
     private int attempts;
 
-    @Column(name = "next_attempt_at", nullable = false)
+    /**
+     * Never written by JPA: a new row is due at the database's time (schema V6's default), the clock every claim
+     * compares with, not at the recording server's (issue 16 item 6). Later values are set by SQL on that clock.
+     */
+    @Column(name = "next_attempt_at", insertable = false, updatable = false)
     private OffsetDateTime nextAttemptAt;
 
     @Column(name = "last_error_class", length = 200)
@@ -108,7 +112,6 @@ public class OutboxEventRow {
         row.createdAt = now;
         row.state = DeliveryState.PENDING;
         row.attempts = 0;
-        row.nextAttemptAt = now;
         row.leaseVersion = 0;
         row.publishMode = shadow ? "SHADOW" : "PUBLISH";
         return row;
@@ -133,10 +136,6 @@ public class OutboxEventRow {
 
     public int attempts() {
         return attempts;
-    }
-
-    public OffsetDateTime nextAttemptAt() {
-        return nextAttemptAt;
     }
 
     public String lastErrorClass() {

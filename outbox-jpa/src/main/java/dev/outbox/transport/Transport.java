@@ -21,9 +21,10 @@ public interface Transport {
 
     /**
      * Sends the events in order and answers one result per event, in the same order. Must not throw: a failure
-     * of the whole batch is one failure result per event.
+     * of the whole batch is one failure result per event. No event is handed to the broker once {@code deadline}
+     * has passed: those answer {@link SendDeadline#missed()} (R4.3: a send must not outlive its lease).
      */
-    List<SendResult> send(List<OutboundEvent> events);
+    List<SendResult> send(List<OutboundEvent> events, SendDeadline deadline);
 
     /**
      * Where this transport would send the event, for people: a replay's dry run shows it (R9.2). The JMS

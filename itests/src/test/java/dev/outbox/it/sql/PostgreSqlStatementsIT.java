@@ -71,6 +71,27 @@ class PostgreSqlStatementsIT {
         }
     }
 
+    @Test
+    void aRowRecordedWithoutItsDueTimeIsDueAtTheDatabasesTime() throws SQLException {
+        UUID id = UUID.randomUUID();
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_event (event_id, "
+                + "aggregate_type, aggregate_id, aggregate_version, event_type, schema_version, payload,"
+                + " created_at, state) VALUES (?, 'Order', 'o-clock', 1, 'OrderPlaced', 1, '{}', ?, 'PENDING')")) {
+            insert.setObject(1, id);
+            // The recording server's clock an hour ahead: the row must be due now all the same (issue 16 item 6).
+            insert.setObject(2, now.plusHours(1));
+            insert.executeUpdate();
+        }
+        try (PreparedStatement due = connection.prepareStatement(
+                "SELECT COUNT(*) FROM outbox_event WHERE event_id = ? AND next_attempt_at <= CURRENT_TIMESTAMP")) {
+            due.setObject(1, id);
+            try (var rs = due.executeQuery()) {
+                rs.next();
+                assertEquals(1, rs.getInt(1), "a new row takes the database's time as its due time");
+            }
+        }
+    }
+
     @AfterEach
     void drop() throws SQLException {
         try (Statement statement = connection.createStatement()) {

@@ -3,6 +3,7 @@ package dev.outbox.transport.jms;
 import dev.outbox.event.OutboxEvent;
 import dev.outbox.transport.OutboundEvent;
 import dev.outbox.transport.OutboxHeaders;
+import dev.outbox.transport.SendDeadline;
 import dev.outbox.transport.SendResult;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.jms.ConnectionFactory;
@@ -44,14 +45,24 @@ class JmsBatch {
      * commit failed still knows which the broker had accepted.
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    void send(String connectionFactory, List<OutboundEvent> events, Function<OutboxEvent, String> destinationOf,
-              int maxMessageBytes, List<SendResult> results) {
+    void send(String connectionFactory, List<OutboundEvent> events, SendDeadline deadline,
+              Function<OutboxEvent, String> destinationOf, int maxMessageBytes, List<SendResult> results) {
         ConnectionFactory factory = (ConnectionFactory) lookups.computeIfAbsent(connectionFactory, JmsBatch::lookup);
         try (JMSContext context = factory.createContext()) {
             JMSProducer producer = context.createProducer().setDeliveryMode(DeliveryMode.PERSISTENT);
-            for (OutboundEvent event : events) {
-                results.add(sendOne(context, producer, event, destinationOf.apply(event.event()), maxMessageBytes));
-            }
+            sendUntil(events, deadline, results,
+                    event -> sendOne(context, producer, event, destinationOf.apply(event.event()), maxMessageBytes));
+        }
+    }
+
+    /**
+     * R4.3: a JMS send has no bound of its own (a broker under flow control blocks it), so the batch stops at its
+     * lease deadline: the messages sent so far commit, the rest wait for the next run as transient failures.
+     */
+    static void sendUntil(List<OutboundEvent> events, SendDeadline deadline, List<SendResult> results,
+                          Function<OutboundEvent, SendResult> sendOne) {
+        for (OutboundEvent event : events) {
+            results.add(deadline.passed() ? deadline.missed() : sendOne.apply(event));
         }
     }
 

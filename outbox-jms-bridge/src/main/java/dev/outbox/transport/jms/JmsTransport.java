@@ -3,6 +3,7 @@ package dev.outbox.transport.jms;
 import dev.outbox.config.SettingReader;
 import dev.outbox.event.OutboxEvent;
 import dev.outbox.transport.OutboundEvent;
+import dev.outbox.transport.SendDeadline;
 import dev.outbox.transport.SendResult;
 import dev.outbox.transport.Transport;
 import jakarta.annotation.PostConstruct;
@@ -61,10 +62,10 @@ public class JmsTransport implements Transport {
      * with the same event ids.
      */
     @Override
-    public List<SendResult> send(List<OutboundEvent> events) {
+    public List<SendResult> send(List<OutboundEvent> events, SendDeadline deadline) {
         List<SendResult> results = new ArrayList<>(events.size());
         try {
-            batch.send(connectionFactory, events, this::destinationName, maxMessageBytes, results);
+            batch.send(connectionFactory, events, deadline, this::destinationName, maxMessageBytes, results);
         } catch (RuntimeException e) {
             // No connection (engine down), or the commit failed: nothing of this batch is known to be on the broker.
             // The broker's message names the cause; it never holds a payload (R6.3).

@@ -3,6 +3,7 @@ package dev.outbox.transport.kafka;
 import dev.outbox.event.OutboxEvent;
 import dev.outbox.transport.OutboundEvent;
 import dev.outbox.transport.OutboxHeaders;
+import dev.outbox.transport.SendDeadline;
 import dev.outbox.transport.SendResult;
 import dev.outbox.transport.Transport;
 import jakarta.annotation.PostConstruct;
@@ -83,7 +84,7 @@ public class KafkaTransport implements Transport {
     }
 
     @Override
-    public List<SendResult> send(List<OutboundEvent> events) {
+    public List<SendResult> send(List<OutboundEvent> events, SendDeadline deadline) {
         Producer<String, String> kafka;
         try {
             kafka = producer();
@@ -101,6 +102,12 @@ public class KafkaTransport implements Transport {
                 // Each further send would block max-block-ms again: the rest of the batch waits for the next run.
                 acks.add(null);
                 refused.add(unreachable);
+                continue;
+            }
+            if (deadline.passed()) {
+                // R4.3: an earlier transport of the route took the lease's time; nothing more goes out under it.
+                acks.add(null);
+                refused.add(deadline.missed());
                 continue;
             }
             try {
@@ -128,10 +135,10 @@ public class KafkaTransport implements Transport {
                 LOG.fine(() -> "Kafka flush interrupted: " + e.getClass().getName() + "; the acks are awaited");
             }
         }
-        long deadline = System.nanoTime() + settings.sendTimeout().plus(ACK_GRACE).toNanos();
+        long acksBy = System.nanoTime() + settings.sendTimeout().plus(ACK_GRACE).toNanos();
         List<SendResult> results = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {
-            results.add(refused.get(i) != null ? refused.get(i) : await(acks.get(i), deadline));
+            results.add(refused.get(i) != null ? refused.get(i) : await(acks.get(i), acksBy));
         }
         return results;
     }
