@@ -33,7 +33,9 @@ import java.util.UUID;
  * waits (202) until another person approves it with {@code POST /api/replays/{id}/approve}.
  *
  * <p>Selection: {@code {"eventIds": ["..."]}} or {@code {"from": "2026-12-03T10:00:00Z", "to": "...",
- * "eventType": "OrderPaid"}} (delivered events recorded in [from, to); eventType optional).
+ * "eventType": "OrderPaid"}} (delivered events recorded in [from, to); eventType optional), or
+ * {@code {"parkedWith": "TopicAuthorizationException", "eventType": "OrderPaid"}}: a bulk resume of the events
+ * parked with that error class (eventType optional), under the same dry run, approval and audit rules.
  */
 @Path("replays")
 @Produces(MediaType.APPLICATION_JSON)
@@ -89,7 +91,7 @@ public class ReplayResource {
 
     private static ReplaySelection selection(JsonObject body) {
         if (body == null) {
-            throw new AdminRefusal(AdminRefusal.Kind.INVALID, "a replay needs a JSON body with eventIds, or from and to");
+            throw new AdminRefusal(AdminRefusal.Kind.INVALID, "a replay needs a JSON body with eventIds, from and to, or parkedWith");
         }
         List<UUID> ids = new ArrayList<>();
         JsonValue listed = body.get("eventIds");
@@ -109,6 +111,6 @@ public class ReplayResource {
             // A range that ends in the past selects the same events at approval as at preview.
             throw new AdminRefusal(AdminRefusal.Kind.INVALID, "to must not be in the future, but was " + to);
         }
-        return new ReplaySelection(ids, from, to, AdminJson.text(body, "eventType"));
+        return new ReplaySelection(ids, from, to, AdminJson.text(body, "eventType"), AdminJson.text(body, "parkedWith"));
     }
 }

@@ -153,6 +153,14 @@ public interface Dialect {
             + " ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
 
     /**
+     * R6.6, R9.4: the events parked with one error class, optionally of one type, oldest first, on the parked-rows
+     * index: a bulk resume after a configuration error parked many at once.
+     */
+    String PARKED_WITH = "SELECT event_id, aggregate_type, event_type, state FROM outbox_event WHERE state = 'PARKED'"
+            + " AND last_error_class = ? AND (CAST(? AS VARCHAR(100)) IS NULL OR event_type = ?)"
+            + " ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
+
+    /**
      * R9.3: the same row, the same event id, sent again; staggered next_attempt_at is the rate limit (R9.4). An
      * operator's replay is a real send, also of an event that was only shadowed while its old path sent it.
      */

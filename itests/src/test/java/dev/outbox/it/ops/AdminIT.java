@@ -264,6 +264,54 @@ class AdminIT {
                 Json.createObjectBuilder().add("reason", "not needed").build()).status());
     }
 
+    /**
+     * Issue 16 item 9: a configuration error (an authorization or invalid-topic failure) can park many events at
+     * once; they come back in bulk, chosen by error class, under the replay's rules: dry run first, a second
+     * approver above the threshold, the same event ids, the rate limit and an audit entry per event.
+     */
+    @Test
+    void parkedEventsAreResumedInBulkByErrorClassUnderTheReplaysApprovalRules() {
+        String errorClass = "TopicAuthorizationException" + UUID.randomUUID().toString().substring(0, 8);
+        List<UUID> parked = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            parked.add(db.eventsOf(placeAndPay("resume-" + UUID.randomUUID())).get(0).eventId());
+        }
+        UUID other = db.eventsOf(placeAndPay("resume-other-" + UUID.randomUUID())).get(0).eventId();
+        for (UUID id : parked) {
+            assertEquals(1, db.execute("UPDATE outbox_event SET state = 'PARKED', last_error_class = '" + errorClass
+                    + "' WHERE event_id = ?", id));
+        }
+        assertEquals(1, db.execute("UPDATE outbox_event SET state = 'PARKED', last_error_class = 'Other"
+                + errorClass + "' WHERE event_id = ?", other));
+        JsonObject selection = Json.createObjectBuilder().add("parkedWith", errorClass).build();
+
+        Reply previewed = as(LEAD, "POST", "replays", selection);
+        assertEquals(200, previewed.status(), "a bulk resume's dry run: " + previewed);
+        JsonObject preview = previewed.body();
+        assertEquals(3, preview.getInt("events"), "the three events parked with " + errorClass + ": " + preview);
+        assertTrue(preview.getBoolean("approvalRequired"), "three events are above this server's threshold of 2");
+        assertTrue(parked.stream().allMatch(id -> stateOf(id).equals("PARKED")), "a dry run changes nothing");
+
+        Reply requested = as(LEAD, "POST", "replays", Json.createObjectBuilder(selection).add("dryRun", false)
+                .add("reason", "the topic ACL is fixed").build());
+        assertEquals(202, requested.status(), requested.toString());
+        String request = requested.body().getString("requestId");
+        assertEquals(403, as(LEAD, "POST", "replays/" + request + "/approve", null).status(),
+                "the requester cannot approve their own bulk resume");
+        Reply approved = as(APPROVER, "POST", "replays/" + request + "/approve", null);
+        assertEquals(200, approved.status(), approved.toString());
+        assertEquals(3, approved.body().getInt("replayed"), approved.toString());
+
+        for (UUID id : parked) {
+            await(SOON, "resumed " + id + " delivered again and absorbed", () -> duplicatesOf(id), n -> n == 1);
+            assertTrue(as(OPERATOR, "GET", "audit?eventId=" + id, null).body().getJsonArray("entries").stream()
+                    .map(e -> e.asJsonObject()).anyMatch(e -> e.getString("action").equals("RESUMED")
+                            && e.getString("actor").equals(APPROVER)), "each resumed event is audited: " + id);
+        }
+        assertEquals("PARKED", stateOf(other), "an event parked with another error class stays parked");
+        assertEquals(1, db.execute("UPDATE outbox_event SET state = 'DELIVERED' WHERE event_id = ?", other));
+    }
+
     private static java.time.Instant asTime(Object value) {
         if (value instanceof OffsetDateTime time) {
             return time.toInstant();
@@ -283,6 +331,10 @@ class AdminIT {
         await(SOON, "events of " + placed.orderId() + " delivered", () -> db.eventsOf(placed.orderId()),
                 events -> events.stream().allMatch(e -> e.state().equals("DELIVERED")));
         return placed.orderId();
+    }
+
+    private String stateOf(UUID eventId) {
+        return (String) db.rows("SELECT state FROM outbox_event WHERE event_id = ?", eventId).get(0).get(0);
     }
 
     private long duplicatesOf(UUID eventId) {

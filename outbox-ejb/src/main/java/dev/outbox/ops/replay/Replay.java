@@ -29,6 +29,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -94,7 +95,9 @@ public class Replay {
             long recently = replayedWithoutApproval(connection, actor, now.minus(settings.approvalWindow()));
             ReplayPlan plan = plan(connection, selection, settings, recently);
             if (plan.events() == 0) {
-                throw new AdminRefusal(AdminRefusal.Kind.INVALID, "the selection holds no delivered event to replay"
+                throw new AdminRefusal(AdminRefusal.Kind.INVALID, "the selection holds no "
+                        + selection.selectableState().toLowerCase(Locale.ROOT) + " event to "
+                        + (selection.resumesParked() ? "resume" : "replay")
                         + (plan.skipped().isEmpty() ? "" : "; skipped: " + plan.skipped()));
             }
             boolean approvalRequired = plan.approvalRequired();
@@ -116,7 +119,7 @@ public class Replay {
             if (approvalRequired) {
                 return find(connection, requestId, 0);
             }
-            return execute(connection, requestId, plan.eventIds(), actor, settings);
+            return execute(connection, requestId, selection, plan.eventIds(), actor, settings);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot request the replay", e);
         }
@@ -142,7 +145,8 @@ public class Replay {
             }
             audit.record(approver, "REPLAY_APPROVED", null, requestId, "requested by " + waiting.requestedBy()
                     + " for " + waiting.eventCount() + " events");
-            return execute(connection, requestId, stored, approver, settings());
+            return execute(connection, requestId, ReplaySelection.parse(waiting.selection()), stored, approver,
+                    settings());
         } catch (SQLException e) {
             throw new IllegalStateException("cannot approve replay " + requestId, e);
         }
@@ -188,16 +192,16 @@ public class Replay {
     }
 
     /**
-     * Makes the request's events due again where they are still delivered, spread out by the rate limit, and
-     * audits each one.
+     * Makes the request's events due again where they are still in the state it selected (delivered for a replay,
+     * parked for a bulk resume), spread out by the rate limit, and audits each one.
      */
-    private ReplayDecision execute(Connection connection, UUID requestId, List<UUID> eventIds, String actor,
-                                   ReplaySettings settings) throws SQLException {
+    private ReplayDecision execute(Connection connection, UUID requestId, ReplaySelection selection,
+                                   List<UUID> eventIds, String actor, ReplaySettings settings) throws SQLException {
         OffsetDateTime start = Dialect.clock(connection); // due times are checked on the database's clock
-
+        boolean resume = selection.resumesParked();
         long nanosApart = 1_000_000_000L / settings.ratePerSecond();
         int replayed = 0;
-        try (PreparedStatement update = connection.prepareStatement(Dialect.REPLAY_ONE);
+        try (PreparedStatement update = connection.prepareStatement(resume ? Dialect.RESUME_PARKED : Dialect.REPLAY_ONE);
              PreparedStatement trail = connection.prepareStatement(Dialect.AUDIT_INSERT)) {
             for (UUID eventId : eventIds) {
                 // R9.4: the k-th event is due k/rate seconds from now, so the publisher re-sends at that rate.
@@ -207,10 +211,11 @@ public class Replay {
                     trail.setObject(1, UUID.randomUUID());
                     trail.setObject(2, start);
                     trail.setString(3, actor);
-                    trail.setString(4, "REPLAYED");
+                    trail.setString(4, resume ? "RESUMED" : "REPLAYED");
                     trail.setObject(5, eventId);
                     trail.setObject(6, requestId);
-                    trail.setString(7, "sent again with its original event id");
+                    trail.setString(7, resume ? "resumed in bulk (parked with " + selection.parkedWith()
+                            + ") with its original event id" : "sent again with its original event id");
                     trail.addBatch();
                     replayed++;
                 }
@@ -222,7 +227,8 @@ public class Replay {
         decide(connection, requestId, "EXECUTED", actor);
         audit.record(actor, "REPLAY_EXECUTED", null, requestId, replayed + " of " + eventIds.size()
                 + " requested events due again at " + settings.ratePerSecond() + "/s"
-                + (replayed < eventIds.size() ? "; the others are no longer delivered (pending, parked or cleaned up)" : ""));
+                + (replayed < eventIds.size() ? "; the others are no longer " + selection.selectableState()
+                + " (changed meanwhile, or cleaned up)" : ""));
         return find(connection, requestId, replayed);
     }
 
@@ -237,9 +243,9 @@ public class Replay {
         for (Candidate candidate : candidates) {
             if (candidate.state() == null) {
                 skipped.put(candidate.eventId().toString(), "no such event (never recorded, or cleaned up)");
-            } else if (!candidate.state().equals("DELIVERED")) {
+            } else if (!candidate.state().equals(selection.selectableState())) {
                 skipped.put(candidate.eventId().toString(), candidate.state() + ": only delivered events are replayed"
-                        + (candidate.state().equals("PARKED") ? "; repair a parked one instead" : ""));
+                        + (candidate.state().equals("PARKED") ? "; resume a parked one instead (parkedWith)" : ""));
             } else {
                 ids.add(candidate.eventId());
                 byType.merge(candidate.eventType(), 1L, Long::sum);
@@ -292,24 +298,38 @@ public class Replay {
             }
             return candidates;
         }
-        try (PreparedStatement select = connection.prepareStatement(Dialect.REPLAY_RANGE)) {
-            select.setObject(1, selection.from());
-            select.setObject(2, selection.to());
-            select.setString(3, selection.eventType());
-            select.setString(4, selection.eventType());
-            select.setInt(5, settings.maxEvents() + 1);
-            try (ResultSet rs = select.executeQuery()) {
-                while (rs.next()) {
-                    candidates.add(new Candidate(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3),
-                            rs.getString(4)));
-                }
+        if (selection.resumesParked()) {
+            try (PreparedStatement select = connection.prepareStatement(Dialect.PARKED_WITH)) {
+                select.setString(1, selection.parkedWith());
+                select.setString(2, selection.eventType());
+                select.setString(3, selection.eventType());
+                select.setInt(4, settings.maxEvents() + 1);
+                readCandidates(select, candidates);
+            }
+        } else {
+            try (PreparedStatement select = connection.prepareStatement(Dialect.REPLAY_RANGE)) {
+                select.setObject(1, selection.from());
+                select.setObject(2, selection.to());
+                select.setString(3, selection.eventType());
+                select.setString(4, selection.eventType());
+                select.setInt(5, settings.maxEvents() + 1);
+                readCandidates(select, candidates);
             }
         }
         if (candidates.size() > settings.maxEvents()) {
-            throw new AdminRefusal(AdminRefusal.Kind.INVALID, "the range selects more than " + settings.maxEvents()
-                    + " events (server.xml variable outbox.replay.max-events): split it into smaller ranges");
+            throw new AdminRefusal(AdminRefusal.Kind.INVALID, "the selection holds more than " + settings.maxEvents()
+                    + " events (server.xml variable outbox.replay.max-events): split it into smaller ranges or types");
         }
         return candidates;
+    }
+
+    private static void readCandidates(PreparedStatement select, List<Candidate> candidates) throws SQLException {
+        try (ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                candidates.add(new Candidate(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3),
+                        rs.getString(4)));
+            }
+        }
     }
 
     private static void storeEvents(Connection connection, UUID requestId, List<UUID> eventIds) throws SQLException {

@@ -10,21 +10,29 @@ import java.util.UUID;
 
 /**
  * What a replay selects (R9.2): exact event ids, or the delivered events recorded in a time range [from, to),
- * optionally of one event type. Stored with a replay request as text, so the approver approves exactly the
- * selection that was previewed.
+ * optionally of one event type; or the events parked with one error class ({@code parkedWith}), optionally of one
+ * event type: a bulk resume after a configuration error (an authorization or invalid-topic failure) parked many
+ * at once, under the same approval rules and audit as a replay (R6.6, R9.4). Stored with a request as text.
  */
-public record ReplaySelection(List<UUID> eventIds, OffsetDateTime from, OffsetDateTime to, String eventType) {
+public record ReplaySelection(List<UUID> eventIds, OffsetDateTime from, OffsetDateTime to, String eventType,
+                              String parkedWith) {
 
     /** Exact ids are for a handful of events; a bigger replay is a time range. */
     public static final int MAX_IDS = 100;
 
     public ReplaySelection {
         eventIds = eventIds == null ? List.of() : List.copyOf(eventIds);
+        parkedWith = parkedWith == null || parkedWith.isBlank() ? null : parkedWith.trim();
         boolean byIds = !eventIds.isEmpty();
         boolean byRange = from != null || to != null;
-        if (byIds == byRange) {
-            throw new AdminRefusal(AdminRefusal.Kind.INVALID,
-                    "a replay selects either eventIds or a time range (from and to), not both and not neither");
+        boolean byParked = parkedWith != null;
+        if ((byIds ? 1 : 0) + (byRange ? 1 : 0) + (byParked ? 1 : 0) != 1) {
+            throw new AdminRefusal(AdminRefusal.Kind.INVALID, "a replay selects exactly one of: eventIds, a time"
+                    + " range (from and to), or parkedWith (an error class, to resume the events parked with it)");
+        }
+        if (byParked && (parkedWith.length() > 200 || parkedWith.contains("|"))) {
+            throw new AdminRefusal(AdminRefusal.Kind.INVALID, "parkedWith must be an error class as the parked list"
+                    + " shows it (lastErrorClass), but was '" + parkedWith + "'");
         }
         if (eventIds.size() > MAX_IDS) {
             throw new AdminRefusal(AdminRefusal.Kind.INVALID, "eventIds holds " + eventIds.size()
@@ -38,14 +46,34 @@ public record ReplaySelection(List<UUID> eventIds, OffsetDateTime from, OffsetDa
         }
     }
 
+    public static ReplaySelection ofIds(List<UUID> eventIds) {
+        return new ReplaySelection(eventIds, null, null, null, null);
+    }
+
     public boolean byIds() {
         return !eventIds.isEmpty();
     }
 
-    /** The stored form: {@code ids:<id>,<id>} or {@code range:<from>|<to>|<eventType or empty>}. */
+    /** Whether it resumes parked events rather than sending delivered ones again. */
+    public boolean resumesParked() {
+        return parkedWith != null;
+    }
+
+    /** The state a selected event must be in: PARKED for a bulk resume, DELIVERED for a replay. */
+    public String selectableState() {
+        return resumesParked() ? "PARKED" : "DELIVERED";
+    }
+
+    /**
+     * The stored form: {@code ids:<id>,<id>}, {@code range:<from>|<to>|<eventType or empty>} or
+     * {@code parked:<errorClass>|<eventType or empty>}.
+     */
     public String stored() {
         if (byIds()) {
             return "ids:" + String.join(",", eventIds.stream().map(UUID::toString).toList());
+        }
+        if (resumesParked()) {
+            return "parked:" + parkedWith + "|" + (eventType == null ? "" : eventType);
         }
         return "range:" + from + "|" + to + "|" + (eventType == null ? "" : eventType);
     }
@@ -53,12 +81,15 @@ public record ReplaySelection(List<UUID> eventIds, OffsetDateTime from, OffsetDa
     public static ReplaySelection parse(String stored) {
         try {
             if (stored.startsWith("ids:")) {
-                return new ReplaySelection(Arrays.stream(stored.substring(4).split(",")).map(UUID::fromString)
-                        .toList(), null, null, null);
+                return ofIds(Arrays.stream(stored.substring(4).split(",")).map(UUID::fromString).toList());
+            }
+            if (stored.startsWith("parked:")) {
+                String[] parts = stored.substring("parked:".length()).split("\\|", -1);
+                return new ReplaySelection(List.of(), null, null, parts[1], parts[0]);
             }
             String[] parts = stored.substring("range:".length()).split("\\|", -1);
             return new ReplaySelection(List.of(), OffsetDateTime.parse(parts[0]), OffsetDateTime.parse(parts[1]),
-                    parts[2]);
+                    parts[2], null);
         } catch (RuntimeException e) {
             if (e instanceof AdminRefusal refusal) {
                 throw refusal;
