@@ -29,9 +29,14 @@ import java.util.function.Function;
  *                        delivery pauses {@code Inbox.HOLD_PAUSE} (250 ms) and fails, so start-up refuses a gap
  *                        window of (deliveries - 1) x 250 ms or more: the held message would reach the broker's
  *                        dead-letter destination instead of being applied.
+ * @param transactionRegistry {@value #TRANSACTION_REGISTRY}: the JNDI name of the server's
+ *                        TransactionSynchronizationRegistry. Default {@code java:comp/TransactionSynchronizationRegistry};
+ *                        on WildFly its global name {@code java:jboss/TransactionSynchronizationRegistry}, which
+ *                        threads without {@code java:comp} (the Reactive Messaging connector's) can look up too.
  */
 public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String dataSource, String dialect,
-                             Duration inboxRetention, Duration inboxGapWindow, int brokerMaxDeliveries) {
+                             Duration inboxRetention, Duration inboxGapWindow, int brokerMaxDeliveries,
+                             String transactionRegistry) {
 
     public static final String PAYLOAD_MAX_BYTES = "outbox.payload.max-bytes";
     public static final String SCHEMA_CREATE = "outbox.schema.create";
@@ -40,6 +45,7 @@ public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String d
     public static final String INBOX_RETENTION_DAYS = "outbox.inbox.retention-days";
     public static final String INBOX_GAP_WINDOW_MS = "outbox.inbox.gap-window-ms";
     public static final String INBOX_BROKER_MAX_DELIVERIES = "outbox.inbox.broker-max-deliveries";
+    public static final String TRANSACTION_REGISTRY = "outbox.transaction-registry";
     /** How long one held delivery waits before it fails for redelivery ({@code Inbox.HOLD_PAUSE}). */
     public static final Duration HOLD_PAUSE = Duration.ofMillis(250);
 
@@ -63,6 +69,7 @@ public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String d
                 reader.text(DATASOURCE, "java:comp/DefaultDataSource"),
                 reader.oneOf(DIALECT, "auto", "auto", "h2", "postgresql"),
                 Duration.ofDays(reader.integer(INBOX_RETENTION_DAYS, 30, 1, 36_500)),
-                gapWindow, deliveries);
+                gapWindow, deliveries,
+                reader.text(TRANSACTION_REGISTRY, "java:comp/TransactionSynchronizationRegistry"));
     }
 }

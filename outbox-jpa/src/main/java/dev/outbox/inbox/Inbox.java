@@ -1,17 +1,16 @@
 package dev.outbox.inbox;
 
+import dev.outbox.schema.OutboxTransactions;
 import dev.outbox.config.OutboxSettings;
 import dev.outbox.event.EventId;
 import dev.outbox.event.Ordering;
 import dev.outbox.record.NoTransactionException;
 import dev.outbox.schema.Dialect;
 import dev.outbox.schema.OutboxDataSource;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
 import jakarta.transaction.Status;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -47,8 +46,8 @@ public class Inbox {
     @Inject
     InboxHolds holds;
 
-    @Resource
-    TransactionSynchronizationRegistry transactions;
+    @Inject
+    OutboxTransactions transactions;
 
     @Inject
     Event<InboxReceived> received;
@@ -82,7 +81,7 @@ public class Inbox {
 
     private Receipt decide(String consumer, EventId eventId, String aggregateType, String aggregateId,
                            Long aggregateVersion, Ordering ordering) {
-        if (transactions.getTransactionStatus() != Status.STATUS_ACTIVE) {
+        if (transactions.registry().getTransactionStatus() != Status.STATUS_ACTIVE) {
             // Outside a transaction the mark and the change could not commit together (R5.3).
             throw new NoTransactionException();
         }

@@ -1,10 +1,10 @@
 package dev.outbox.record;
 
+import dev.outbox.schema.OutboxTransactions;
 import dev.outbox.config.OutboxSettings;
 import dev.outbox.event.EventId;
 import dev.outbox.event.OutboxEvent;
 import dev.outbox.store.OutboxEventRow;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
@@ -13,7 +13,6 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
@@ -55,8 +54,8 @@ public class OutboxRecorder {
     @PersistenceContext(unitName = "outbox")
     EntityManager entityManager;
 
-    @Resource
-    TransactionSynchronizationRegistry transactions;
+    @Inject
+    OutboxTransactions transactions;
 
     @Inject
     OutboxSettings settings;
@@ -82,7 +81,7 @@ public class OutboxRecorder {
         try {
             new EventValidation(settings.maxPayloadBytes()).check(events);
         } catch (InvalidEventException e) {
-            transactions.setRollbackOnly();
+            transactions.registry().setRollbackOnly();
             throw e;
         }
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
@@ -146,7 +145,7 @@ public class OutboxRecorder {
             // the business change's side effects (R3.1).
             entityManager.flush();
         } catch (PersistenceException e) {
-            transactions.setRollbackOnly();
+            transactions.registry().setRollbackOnly();
             String events = rows.stream().map(row -> row.eventId() + " " + row.event().describe())
                     .collect(Collectors.joining(", "));
             LOG.warning(() -> "outbox insert failed, transaction marked rollback-only: " + events);
@@ -158,7 +157,7 @@ public class OutboxRecorder {
     }
 
     private void requireActiveTransaction() {
-        int status = transactions.getTransactionStatus();
+        int status = transactions.registry().getTransactionStatus();
         if (status == Status.STATUS_NO_TRANSACTION) {
             throw new NoTransactionException();
         }
@@ -170,12 +169,12 @@ public class OutboxRecorder {
 
     /** This transaction's pending events; the first call registers the after-commit wake-up. */
     private PendingEvents pending() {
-        PendingEvents pending = (PendingEvents) transactions.getResource(PendingEvents.class);
+        PendingEvents pending = (PendingEvents) transactions.registry().getResource(PendingEvents.class);
         if (pending == null) {
             pending = new PendingEvents();
-            transactions.putResource(PendingEvents.class, pending);
+            transactions.registry().putResource(PendingEvents.class, pending);
             PendingEvents ofThisTransaction = pending;
-            transactions.registerInterposedSynchronization(new Synchronization() {
+            transactions.registry().registerInterposedSynchronization(new Synchronization() {
                 @Override
                 public void beforeCompletion() {
                 }

@@ -1,6 +1,7 @@
 package dev.outbox.record;
 
 import dev.outbox.config.OutboxSettings;
+import dev.outbox.schema.OutboxTransactions;
 import dev.outbox.event.EventId;
 import dev.outbox.event.OutboxEvent;
 import jakarta.enterprise.event.Event;
@@ -44,8 +45,9 @@ class OutboxRecorderTest {
     @BeforeEach
     void wire() {
         recorder = new OutboxRecorder();
-        recorder.transactions = transaction;
-        recorder.settings = new OutboxSettings(1000, false, "java:comp/DefaultDataSource", "auto", java.time.Duration.ofDays(30), java.time.Duration.ofSeconds(2), 10);
+        recorder.transactions = OutboxTransactions.of(transaction);
+        recorder.settings = new OutboxSettings(1000, false, "java:comp/DefaultDataSource", "auto", java.time.Duration.ofDays(30), java.time.Duration.ofSeconds(2), 10,
+                "java:comp/TransactionSynchronizationRegistry");
         recorder.protocol = new PublishingProtocol() {
             @Override
             public boolean outboxPublishes(String eventType) {

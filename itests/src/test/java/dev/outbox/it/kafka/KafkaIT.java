@@ -1,5 +1,6 @@
 package dev.outbox.it.kafka;
 
+import dev.outbox.it.flow.ReactiveInboxParking;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.KafkaBroker;
@@ -212,6 +213,13 @@ class KafkaIT {
         assertEquals("IllegalArgumentException", header(parked, "outboxFailure"), "why it was parked");
         assertEquals("invoicing", header(parked, "outboxFailedConsumer"), "which consumer gave up");
         assertEquals("OrderPlaced", header(parked, "outboxEventType"), "the original headers are kept");
+    }
+
+    /** Issue 16 item 8 on Liberty (liberty-kafka); WildFlyReactiveInboxIT makes the same check on smallrye-kafka. */
+    @Test
+    @Order(4)
+    void theReactiveMessagingConsumerParksARecordWithItsOwnKeyAndHeaders() throws Exception {
+        ReactiveInboxParking.parksWithTheRecordsOwnKeyAndHeaders(broker.bootstrapServers(), "outbox.Order", db);
     }
 
     @Test
