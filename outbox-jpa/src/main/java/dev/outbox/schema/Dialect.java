@@ -210,6 +210,28 @@ public interface Dialect {
     String REPLAYED_UNAPPROVED_SINCE = "SELECT COALESCE(SUM(event_count), 0) FROM outbox_replay_request"
             + " WHERE requested_by = ? AND requested_at >= ? AND state = 'EXECUTED' AND decided_by = requested_by";
 
+    /** R9.4: serialises one person's replay requests until the transaction ends ({@link #lockRequester}). */
+    String REPLAY_REQUESTER_LOCK = "SELECT requester FROM outbox_replay_requester WHERE requester = ? FOR UPDATE";
+
+    /**
+     * Locks one person's replay requests until the caller's transaction ends, creating the person's row the first
+     * time: a second request of theirs waits here and then counts the first one's events (R9.4).
+     */
+    default void lockRequester(Connection connection, String requester) throws SQLException {
+        startRequester(connection, requester);
+        try (PreparedStatement lock = connection.prepareStatement(REPLAY_REQUESTER_LOCK)) {
+            lock.setString(1, requester);
+            try (ResultSet rs = lock.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("no outbox_replay_requester row for " + requester + " after inserting it");
+                }
+            }
+        }
+    }
+
+    /** Inserts the requester's row unless it exists, without aborting the transaction when it does. */
+    void startRequester(Connection connection, String requester) throws SQLException;
+
     /** Decides a waiting request once: a second approval of the same request changes nothing. */
     String REPLAY_REQUEST_DECIDE = "UPDATE outbox_replay_request SET state = ?, decided_by = ?, decided_at = ?"
             + " WHERE request_id = ? AND state = 'AWAITING_APPROVAL'";
@@ -233,7 +255,8 @@ public interface Dialect {
                 folder + "V3__audit_and_replay_requests.sql",
                 folder + "V4__undelivered_versions_index.sql",
                 folder + "V5__inbox_high_water_holds_and_replay_events.sql",
-                folder + "V6__due_on_the_database_clock.sql");
+                folder + "V6__due_on_the_database_clock.sql",
+                folder + "V7__replay_requesters.sql");
     }
 
     /**

@@ -152,4 +152,19 @@ public final class H2Dialect implements Dialect {
             insert.executeUpdate();
         }
     }
+
+    @Override
+    public void startRequester(Connection connection, String requester) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_replay_requester (requester)"
+                + " SELECT ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM outbox_replay_requester WHERE requester = ?)")) {
+            insert.setString(1, requester);
+            insert.setString(2, requester);
+            insert.executeUpdate();
+        } catch (SQLException e) {
+            // Two first requests at once: the other inserted the row; H2 rolls back this statement only.
+            if (!"23505".equals(e.getSQLState())) {
+                throw e;
+            }
+        }
+    }
 }

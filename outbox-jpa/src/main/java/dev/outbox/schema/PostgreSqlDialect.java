@@ -131,4 +131,13 @@ public final class PostgreSqlDialect implements Dialect {
             insert.executeUpdate();
         }
     }
+
+    @Override
+    public void startRequester(Connection connection, String requester) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_replay_requester (requester)"
+                + " VALUES (?) ON CONFLICT (requester) DO NOTHING")) {
+            insert.setString(1, requester);
+            insert.executeUpdate();
+        }
+    }
 }

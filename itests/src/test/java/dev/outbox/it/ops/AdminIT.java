@@ -250,6 +250,7 @@ class AdminIT {
         for (int i = 0; i < 3; i++) {
             ids.add(db.eventsOf(placeAndPay("split-" + UUID.randomUUID())).get(0).eventId().toString());
         }
+        forgetEarlierReplaysOf(LEAD);
         Reply first = as(LEAD, "POST", "replays", Json.createObjectBuilder().add("eventIds", Json.createArrayBuilder()
                 .add(ids.get(0)).add(ids.get(1))).add("dryRun", false).add("reason", "first half").build());
         assertEquals(201, first.status(), "two events: within the threshold of 2, run at once: " + first);
@@ -262,6 +263,53 @@ class AdminIT {
         assertEquals("AWAITING_APPROVAL", second.body().getString("state"));
         assertEquals(200, as(APPROVER, "POST", "replays/" + second.body().getString("requestId") + "/reject",
                 Json.createObjectBuilder().add("reason", "not needed").build()).status());
+    }
+
+    /**
+     * Issue 16 item 7: requests sent at the same moment by one person must not each count only the replays
+     * committed before them, or four parallel requests of two events each run eight without an approver.
+     */
+    @Test
+    void parallelReplaysByOnePersonCannotDodgeTheApprovalThreshold() throws Exception {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            ids.add(db.eventsOf(placeAndPay("parallel-" + UUID.randomUUID())).get(0).eventId().toString());
+        }
+        String requester = "parallel-" + UUID.randomUUID().toString().substring(0, 8);
+        forgetEarlierReplaysOf(LEAD);
+        assertFalse(as(LEAD, "POST", "replays", Json.createObjectBuilder().add("eventIds", Json.createArrayBuilder()
+                .add(ids.get(0)).add(ids.get(1))).build()).body().getBoolean("approvalRequired"),
+                "two events alone are within the threshold of 2");
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<Reply>> replies = new ArrayList<>();
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            for (int i = 0; i < 4; i++) {
+                JsonObject pair = Json.createObjectBuilder().add("eventIds", Json.createArrayBuilder()
+                        .add(ids.get(2 * i)).add(ids.get(2 * i + 1))).add("dryRun", false)
+                        .add("reason", requester + " part " + i).build();
+                replies.add(pool.submit(() -> {
+                    start.await();
+                    return as(LEAD, "POST", "replays", pair);
+                }));
+            }
+            start.countDown();
+            List<Integer> statuses = new ArrayList<>();
+            for (java.util.concurrent.Future<Reply> reply : replies) {
+                statuses.add(reply.get(60, java.util.concurrent.TimeUnit.SECONDS).status());
+            }
+            assertEquals(1, statuses.stream().filter(status -> status == 201).count(),
+                    "exactly one of four parallel requests of 2 events runs without a second approver (threshold 2),"
+                            + " but the statuses were " + statuses);
+            assertTrue(statuses.stream().allMatch(status -> status == 201 || status == 202), statuses.toString());
+        } finally {
+            pool.shutdownNow();
+        }
+        for (List<Object> waiting : db.rows("SELECT request_id FROM outbox_replay_request WHERE state ="
+                + " 'AWAITING_APPROVAL' AND reason LIKE ?", requester + "%")) {
+            as(APPROVER, "POST", "replays/" + waiting.get(0) + "/reject", Json.createObjectBuilder()
+                    .add("reason", "test done").build());
+        }
     }
 
     /**
@@ -331,6 +379,12 @@ class AdminIT {
         await(SOON, "events of " + placed.orderId() + " delivered", () -> db.eventsOf(placed.orderId()),
                 events -> events.stream().allMatch(e -> e.state().equals("DELIVERED")));
         return placed.orderId();
+    }
+
+    /** The person's replays of earlier tests move out of the approval window: they may run 2 events alone again. */
+    private void forgetEarlierReplaysOf(String person) {
+        db.execute("UPDATE outbox_replay_request SET requested_at = requested_at - INTERVAL '30' DAY"
+                + " WHERE requested_by = ?", person);
     }
 
     private String stateOf(UUID eventId) {

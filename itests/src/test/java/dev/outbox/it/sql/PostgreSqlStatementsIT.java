@@ -92,6 +92,27 @@ class PostgreSqlStatementsIT {
         }
     }
 
+    @Test
+    void aSecondReplayRequestOfThePersonWaitsUntilTheFirstHasCommitted() throws Exception {
+        try (Connection first = connect(); Connection second = connect()) {
+            first.setAutoCommit(false);
+            second.setAutoCommit(false);
+            dialect.lockRequester(first, "lead"); // creates the row and locks it, uncommitted
+            CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
+                try {
+                    dialect.lockRequester(second, "lead");
+                    second.commit();
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(300);
+            assertFalse(waiting.isDone(), "the second request of one person must wait while the first is undecided");
+            first.commit();
+            waiting.get(10, TimeUnit.SECONDS);
+        }
+    }
+
     @AfterEach
     void drop() throws SQLException {
         try (Statement statement = connection.createStatement()) {

@@ -91,6 +91,8 @@ public class Replay {
         ReplaySettings settings = settings();
         UUID requestId = UUID.randomUUID();
         try (Connection connection = database.connect()) {
+            // R9.4: a parallel request of the same person waits here until this one committed, then counts it.
+            database.dialect().lockRequester(connection, actor);
             OffsetDateTime now = Dialect.clock(connection);
             long recently = replayedWithoutApproval(connection, actor, now.minus(settings.approvalWindow()));
             ReplayPlan plan = plan(connection, selection, settings, recently);
