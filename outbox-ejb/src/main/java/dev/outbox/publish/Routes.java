@@ -4,6 +4,7 @@ import dev.outbox.config.InvalidSettingException;
 import dev.outbox.transport.OutboundEvent;
 import dev.outbox.transport.SendDeadline;
 import dev.outbox.transport.SendResult;
+import dev.outbox.transport.StrictRuns;
 import dev.outbox.transport.Transport;
 
 import java.time.Duration;
@@ -117,6 +118,11 @@ final class Routes {
      * gets the same {@code deadline}: the lease covers the whole route.
      */
     List<SendResult> send(List<OutboundEvent> batch, SendDeadline deadline) {
+        // R4.6: a strict aggregate's run goes in waves and stops at its first failure, on every route.
+        return StrictRuns.send(batch, wave -> sendWave(wave, deadline));
+    }
+
+    private List<SendResult> sendWave(List<OutboundEvent> batch, SendDeadline deadline) {
         Map<Transport, List<Integer>> positions = new LinkedHashMap<>();
         for (int i = 0; i < batch.size(); i++) {
             for (Transport transport : of(batch.get(i).event().eventType())) {

@@ -346,6 +346,103 @@ public interface Dialect {
         return index;
     }
 
+    /**
+     * The undelivered versions after a claim's strict heads, lowest first per aggregate, for {@link #withRuns}: at
+     * most {@code limit} rows, on the undelivered-versions index.
+     */
+    static String followersOf(int heads) {
+        return "SELECT f.event_id, f.aggregate_type, f.aggregate_id, f.state, f.next_attempt_at FROM outbox_event f"
+                + " JOIN outbox_event h ON h.aggregate_type = f.aggregate_type AND h.aggregate_id = f.aggregate_id"
+                + " AND f.aggregate_version > h.aggregate_version WHERE h.event_id IN (" + placeholders(heads) + ")"
+                + " AND f.state <> 'DELIVERED' ORDER BY f.aggregate_type, f.aggregate_id, f.aggregate_version"
+                + " FETCH FIRST ? ROWS ONLY";
+    }
+
+    /** Takes a follower into the claim of its head: still pending and due, as the walk saw it. */
+    String TAKE_FOLLOWER = "UPDATE outbox_event SET claimed_by = ?, lease_version = lease_version + 1,"
+            + " lease_until = ?, next_attempt_at = ?, attempts = attempts + 1"
+            + " WHERE event_id = ? AND state = 'PENDING' AND next_attempt_at <= ?";
+
+    /**
+     * Issue 16 item 10: a claim that holds the head of a strict aggregate (its lowest undelivered version) also
+     * takes the versions after it while they are pending and due, up to the batch limit, so a hot aggregate drains
+     * a run per round trip instead of one version. No other claim can take them: a strict version is a candidate
+     * only once every earlier one is delivered, and the head is leased to this claim. The run stops at the first
+     * version that is parked, in backoff or leased (R4.6); the transports stop it at its first failed send
+     * ({@link dev.outbox.transport.StrictRuns}). Runs in the claim's transaction.
+     */
+    static List<OutboundEvent> withRuns(Connection connection, ClaimRequest request, List<OutboundEvent> heads,
+                                        OffsetDateTime now, OffsetDateTime leaseUntil) throws SQLException {
+        int room = request.limit() - heads.size();
+        List<UUID> strictHeads = heads.stream().filter(e -> e.ordering() == dev.outbox.event.Ordering.STRICT)
+                .map(e -> e.id().value()).toList();
+        if (room <= 0 || strictHeads.isEmpty()) {
+            return heads;
+        }
+        Set<UUID> inBatch = new HashSet<>();
+        heads.forEach(e -> inBatch.add(e.id().value()));
+        List<UUID> run = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(followersOf(strictHeads.size()))) {
+            for (int i = 0; i < strictHeads.size(); i++) {
+                select.setObject(i + 1, strictHeads.get(i));
+            }
+            select.setInt(strictHeads.size() + 1, room + heads.size());
+            try (ResultSet rs = select.executeQuery()) {
+                String aggregate = null;
+                boolean stopped = false;
+                while (rs.next() && room > 0) {
+                    UUID id = rs.getObject(1, UUID.class);
+                    String key = rs.getString(2) + "/" + rs.getString(3);
+                    if (!key.equals(aggregate)) {
+                        aggregate = key;
+                        stopped = false;
+                    }
+                    if (stopped || inBatch.contains(id)) {
+                        continue;
+                    }
+                    if ("PENDING".equals(rs.getString(4)) && !rs.getObject(5, OffsetDateTime.class).isAfter(now)) {
+                        run.add(id);
+                        room--;
+                    } else {
+                        stopped = true; // parked, in backoff or leased: the versions after it wait (R4.6)
+                    }
+                }
+            }
+        }
+        if (run.isEmpty()) {
+            return heads;
+        }
+        try (PreparedStatement take = connection.prepareStatement(TAKE_FOLLOWER)) {
+            for (UUID id : run) {
+                take.setString(1, request.claimer());
+                take.setObject(2, leaseUntil);
+                take.setObject(3, leaseUntil);
+                take.setObject(4, id);
+                take.setObject(5, now);
+                take.addBatch();
+            }
+            for (int taken : take.executeBatch()) {
+                if (taken != 1 && taken != java.sql.Statement.SUCCESS_NO_INFO) {
+                    // Nothing else takes a follower of a leased head; if something did, claim nothing this time.
+                    throw new SQLException("a follower of a claimed strict head changed during the claim;"
+                            + " the claim rolls back and is retried");
+                }
+            }
+        }
+        List<OutboundEvent> all = new ArrayList<>(heads);
+        try (PreparedStatement read = connection.prepareStatement("SELECT " + CLAIMED_COLUMNS + " FROM outbox_event"
+                + " WHERE claimed_by = ? AND event_id IN (" + placeholders(run.size()) + ")")) {
+            read.setString(1, request.claimer());
+            for (int i = 0; i < run.size(); i++) {
+                read.setObject(i + 2, run.get(i));
+            }
+            try (ResultSet rs = read.executeQuery()) {
+                all.addAll(readClaimed(rs, request));
+            }
+        }
+        return inSendOrder(all);
+    }
+
     /** The due-row filter both dialects share; {@code e} is outbox_event. */
     static String candidates(ClaimRequest request) {
         return "FROM outbox_event e WHERE e.state = 'PENDING' AND e.next_attempt_at <= ?"

@@ -94,9 +94,11 @@ public final class H2Dialect implements Dialect {
                 for (int i = 0; i < ours.size(); i++) {
                     read.setObject(i + 2, ours.get(i));
                 }
+                List<OutboundEvent> heads;
                 try (ResultSet rs = read.executeQuery()) {
-                    return Dialect.readClaimed(rs, request);
+                    heads = Dialect.readClaimed(rs, request);
                 }
+                return Dialect.withRuns(connection, request, heads, now, leaseUntil);
             }
         }
     }

@@ -38,9 +38,11 @@ public final class PostgreSqlDialect implements Dialect {
             claim.setObject(2, leaseUntil);
             claim.setObject(3, leaseUntil);
             Dialect.bindCandidates(claim, 4, request, now);
+            List<OutboundEvent> heads;
             try (ResultSet rs = claim.executeQuery()) {
-                return Dialect.readClaimed(rs, request);
+                heads = Dialect.readClaimed(rs, request);
             }
+            return Dialect.withRuns(connection, request, heads, now, leaseUntil);
         }
     }
 

@@ -9,6 +9,8 @@ import dev.outbox.schema.ClaimRequest;
 import dev.outbox.schema.Delivery;
 import dev.outbox.schema.Dialect;
 import dev.outbox.transport.OutboundEvent;
+import dev.outbox.transport.SendResult;
+import dev.outbox.transport.StrictRuns;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -250,29 +252,37 @@ public final class ProtocolChecker {
         if (batch == null) {
             return;
         }
+        // The publisher's own wave logic (Routes uses it too): a strict run stops at its first failure.
+        List<SendResult> sent = StrictRuns.send(batch, wave -> wave.stream().map(e -> sendOne(e, faults)).toList());
         Map<OutboundEvent, String> results = new LinkedHashMap<>();
-        for (OutboundEvent event : batch) {
-            int dice = faults ? random.nextInt(100) : 99;
-            String result;
-            if (event.event().payload() != null && event.event().payload().contains("poison")) {
-                result = "permanent";
-            } else if (dice < 8) {
-                result = "transient";
-            } else if (dice < 14) {
-                deliverToBroker(event);
-                result = "unknown"; // the broker has it; the ack was lost
-            } else if (dice < 18) {
-                deliverToBroker(event);
-                deliverToBroker(event);
-                result = "delivered";
-            } else {
-                deliverToBroker(event);
-                result = "delivered";
-            }
-            results.put(event, result);
-            note(event.id().value(), publisher.claimer + " sent: " + result);
+        for (int i = 0; i < batch.size(); i++) {
+            SendResult outcome = sent.get(i);
+            String result = outcome instanceof SendResult.Delivered ? "delivered"
+                    : outcome instanceof SendResult.PermanentFailure ? "permanent"
+                    : outcome instanceof SendResult.UnknownOutcome ? "unknown"
+                    : ((SendResult.TransientFailure) outcome).errorClass();
+            results.put(batch.get(i), result);
+            note(batch.get(i).id().value(), publisher.claimer + " sent: " + result);
         }
         publisher.sent.add(results);
+    }
+
+    private SendResult sendOne(OutboundEvent event, boolean faults) {
+        int dice = faults ? random.nextInt(100) : 99;
+        if (event.event().payload() != null && event.event().payload().contains("poison")) {
+            return new SendResult.PermanentFailure("Poison");
+        } else if (dice < 8) {
+            return new SendResult.TransientFailure("transient");
+        } else if (dice < 14) {
+            deliverToBroker(event);
+            return new SendResult.UnknownOutcome("unknown"); // the broker has it; the ack was lost
+        } else if (dice < 18) {
+            deliverToBroker(event);
+            deliverToBroker(event);
+        } else {
+            deliverToBroker(event);
+        }
+        return new SendResult.Delivered("m-" + sequence, null, null);
     }
 
     private static boolean reads(String consumer, String eventType) {

@@ -158,14 +158,56 @@ class H2ClaimTest {
     @Test
     void aStrictEventWaitsForEveryEarlierVersionOfItsAggregate() throws SQLException {
         UUID v1 = pending("a", 1, "T");
+        List<OutboundEvent> first = claim("p1", 10, true, Set.of());
+        assertEquals(List.of("a@1"), versions(first));
         pending("a", 2, "T");
         pending("b", 1, "T");
-        List<OutboundEvent> first = claim("p1", 10, true, Set.of());
-        assertEquals(List.of("a@1", "b@1"), first.stream().map(e -> e.event().aggregateId() + "@"
-                + e.event().aggregateVersion()).toList(), "a@2 waits while a@1 is undelivered");
+        assertEquals(List.of("b@1"), versions(claim("p2", 10, true, Set.of())),
+                "a@2 waits while another claim holds a@1");
         update(Dialect.PARK, "MessageTooLarge", v1, "p1", first.get(0).leaseVersion());
         update("UPDATE outbox_event SET next_attempt_at = ? WHERE aggregate_id = 'a'", now.minusSeconds(1));
         assertEquals(List.of(), claim("p1", 10, true, Set.of()), "a parked a@1 blocks a@2 (R4.6)");
+    }
+
+    private static List<String> versions(List<OutboundEvent> claimed) {
+        return claimed.stream().map(e -> e.event().aggregateId() + "@" + e.event().aggregateVersion()).toList();
+    }
+
+    private static List<String> of(List<String> versions, String aggregateId) {
+        return versions.stream().filter(v -> v.startsWith(aggregateId + "@")).toList();
+    }
+
+    /** Issue 16 item 10: a hot aggregate drains a run of versions per claim, not one per round trip. */
+    @Test
+    void aClaimTakesAContiguousRunOfAStrictAggregatesDueVersions() throws SQLException {
+        for (int v = 1; v <= 5; v++) {
+            pending("hot", v, "T");
+        }
+        pending("cold", 1, "T");
+        List<String> claimed = versions(claim("p1", 10, true, Set.of()));
+        assertEquals(List.of("hot@1", "hot@2", "hot@3", "hot@4", "hot@5"), of(claimed, "hot"),
+                "every due version of a strict aggregate, in version order: " + claimed);
+        assertEquals(List.of("cold@1"), of(claimed, "cold"), "and the other aggregates' heads: " + claimed);
+    }
+
+    /**
+     * A run ends at the batch limit and at the first version that is not pending and due: a version in backoff
+     * or parked holds the ones after it back, as it does across claims (R4.6).
+     */
+    @Test
+    void aRunStopsAtTheBatchLimitAndAtTheFirstVersionThatIsNotDue() throws SQLException {
+        for (int v = 1; v <= 4; v++) {
+            pending("a", v, "T");
+        }
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE aggregate_id = 'a' AND aggregate_version = 3",
+                now.plusSeconds(60));
+        assertEquals(List.of("a@1", "a@2"), versions(claim("p1", 10, true, Set.of())), "a@3 waits for its backoff,"
+                + " and a@4 behind it");
+        for (int v = 1; v <= 3; v++) {
+            pending("b", v, "T");
+        }
+        assertEquals(List.of("b@1", "b@2"), versions(claim("p2", 2, true, Set.of())), "the limit cuts the run");
+        assertEquals(List.of(), claim("p3", 10, true, Set.of()), "b@3 waits while b@2 is claimed");
     }
 
     @Test

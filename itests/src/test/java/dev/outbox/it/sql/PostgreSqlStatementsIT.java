@@ -241,15 +241,34 @@ class PostgreSqlStatementsIT {
     @Test
     void strictEventsWaitBehindAParkedVersionAndIndependentOnesGoOn() throws SQLException {
         UUID v1 = pending("a", 1, "Placed");
+        List<OutboundEvent> claimed = claim(connection, "p1", Set.of("Noted"));
         pending("a", 2, "Placed");
         pending("a", 3, "Noted");
-        List<OutboundEvent> claimed = claim(connection, "p1", Set.of("Noted"));
-        assertEquals(List.of(1L, 3L), claimed.stream().map(e -> e.event().aggregateVersion()).sorted().toList());
-        update(Dialect.PARK, "MessageTooLarge", v1, "p1", claimed.stream()
-                .filter(e -> e.id().value().equals(v1)).findFirst().orElseThrow().leaseVersion());
+        assertEquals(List.of(3L), claim(connection, "p2", Set.of("Noted")).stream()
+                .map(e -> e.event().aggregateVersion()).toList(), "Placed@2 waits while p1 holds Placed@1");
+        update(Dialect.PARK, "MessageTooLarge", v1, "p1", claimed.get(0).leaseVersion());
         update("UPDATE outbox_event SET next_attempt_at = ? WHERE state = 'PENDING'", now.minusSeconds(1));
         assertEquals(List.of(3L), claim(connection, "p1", Set.of("Noted")).stream()
                 .map(e -> e.event().aggregateVersion()).toList(), "Placed@2 stays blocked behind the parked Placed@1");
+    }
+
+    /** Issue 16 item 10: a hot aggregate drains a run of versions per claim (H2ClaimTest has the twins). */
+    @Test
+    void aClaimTakesAContiguousRunOfDueVersionsAndStopsAtTheFirstThatIsNotDue() throws SQLException {
+        for (int v = 1; v <= 5; v++) {
+            pending("hot", v, "T");
+        }
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE aggregate_id = 'hot' AND aggregate_version = 4",
+                now.plusSeconds(60));
+        pending("cold", 1, "T");
+        List<String> claimed = claim(connection, "p1", Set.of()).stream()
+                .map(e -> e.event().aggregateId() + "@" + e.event().aggregateVersion()).toList();
+        assertEquals(List.of("hot@1", "hot@2", "hot@3"), claimed.stream().filter(v -> v.startsWith("hot")).toList(),
+                "the run stops at hot@4, in backoff: " + claimed);
+        assertTrue(claimed.contains("cold@1"), claimed.toString());
+        try (Connection other = connect()) {
+            assertEquals(List.of(), claim(other, "p2", Set.of()), "nothing of hot is claimable while the run is leased");
+        }
     }
 
     @Test
