@@ -4,7 +4,9 @@ import dev.outbox.schema.Delivery;
 import dev.outbox.schema.Dialect;
 import dev.outbox.schema.OutboxDataSource;
 import dev.outbox.transport.OutboundEvent;
+import dev.outbox.transport.SendDeadline;
 import dev.outbox.transport.SendResult;
+import dev.outbox.transport.StrictRuns;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -48,10 +50,12 @@ public class ConfirmStep {
         List<Outcome> delivered = new ArrayList<>();
         List<Outcome> parked = new ArrayList<>();
         List<Outcome> retried = new ArrayList<>();
+        List<Outcome> notSent = new ArrayList<>();
         for (Outcome outcome : outcomes) {
             SendResult result = outcome.result();
             (result instanceof SendResult.Delivered ? delivered
-                    : result instanceof SendResult.PermanentFailure ? parked : retried).add(outcome);
+                    : result instanceof SendResult.PermanentFailure ? parked
+                    : neverHandedOver(result) ? notSent : retried).add(outcome);
         }
         int confirmed;
         int parkedNow;
@@ -75,6 +79,11 @@ public class ConfirmStep {
                 return 3;
             }, outcome -> LOG.info(() -> "retry " + outcome.event().describe() + " after "
                     + errorClassOf(outcome.result()) + " at " + now.plus(backoff.after(outcome.event().attempt()))));
+            retriedNow += update(connection, Dialect.RETRY_NOT_SENT, claimer, notSent, (retry, outcome) -> {
+                retry.setObject(1, now);
+                return 2;
+            }, outcome -> LOG.fine(() -> "not sent, due again: " + outcome.event().describe() + " ("
+                    + errorClassOf(outcome.result()) + ")"));
         } catch (SQLException e) {
             // An unknown outcome for the whole batch: the leases run out and the rows are sent again (R4.4).
             throw new IllegalStateException("outbox confirm failed for claimer " + claimer, e);
@@ -152,6 +161,16 @@ public class ConfirmStep {
             }
         }
         return changed;
+    }
+
+    /**
+     * A version held back behind an earlier one of its run, or left when the lease ran short: never handed to a
+     * broker, so it costs no attempt and no backoff, and stays due (the claim's ordering still gates it).
+     */
+    private static boolean neverHandedOver(SendResult result) {
+        return result instanceof SendResult.TransientFailure failure
+                && (failure.errorClass().equals(StrictRuns.EARLIER_VERSION_NOT_DELIVERED)
+                || failure.errorClass().equals(SendDeadline.LEASE_DEADLINE));
     }
 
     private static String errorClassOf(SendResult result) {

@@ -230,9 +230,8 @@ public class Publisher {
         RunProfile profile = new RunProfile();
         try {
             for (int batch = 0; batch < settings.maxBatchesPerRun() && !stopped; batch++) {
-                // R4.3: started before the claim, so it passes before the lease the database grants; a fifth of
-                // the lease stays for the broker's commit and the confirm.
-                SendDeadline deadline = SendDeadline.in(settings.lease().multipliedBy(4).dividedBy(5));
+                // R4.3: started before the claim, so it passes before the lease the database grants.
+                SendDeadline deadline = SendDeadline.forLease(settings.lease());
                 List<OutboundEvent> claimed = profile.claim(() -> claims.claim(new ClaimRequest(settings.claimerId(),
                         settings.batchSize(), settings.lease(), settings.strictByDefault(),
                         settings.orderingExceptions())));

@@ -129,6 +129,13 @@ final class Routes {
                 positions.computeIfAbsent(transport, t -> new ArrayList<>()).add(i);
             }
         }
+        // R4.3: the wave's transports send one after the other; start it only if their longest sends end before
+        // the lease does (a later wave of a run may start late in the lease).
+        Duration longest = positions.keySet().stream().map(Transport::longestSend).flatMap(Optional::stream)
+                .map(Transport.SendBound::longest).reduce(Duration.ZERO, Duration::plus);
+        if (!deadline.leaves(longest)) {
+            return batch.stream().map(e -> deadline.missed()).toList();
+        }
         List<List<SendResult>> perEvent = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
             perEvent.add(new ArrayList<>(2));

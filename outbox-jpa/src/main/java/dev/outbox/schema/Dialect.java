@@ -42,6 +42,13 @@ public interface Dialect {
     String RETRY_LATER = "UPDATE outbox_event SET next_attempt_at = ?, last_error_class = ?, claimed_by = NULL,"
             + " lease_until = NULL" + CLAIM_STILL_OURS;
 
+    /**
+     * A claimed event that was never handed to a broker (held behind an earlier version of its run, or the lease
+     * ran short): the claim's attempt is given back and it is due again at once; its last error class stays.
+     */
+    String RETRY_NOT_SENT = "UPDATE outbox_event SET next_attempt_at = ?, attempts = attempts - 1, claimed_by = NULL,"
+            + " lease_until = NULL" + CLAIM_STILL_OURS;
+
     /** R4.5: parked at once, with the failure class as evidence. */
     String PARK = "UPDATE outbox_event SET state = 'PARKED', last_error_class = ?, claimed_by = NULL, lease_until = NULL"
             + CLAIM_STILL_OURS;
@@ -247,6 +254,9 @@ public interface Dialect {
     default void verifyDurable(Connection connection, String dataSource) throws SQLException {
     }
 
+    /** Reads the table the latest schema script creates: fails where the schema is older ({@link #schemaScripts}). */
+    String LATEST_SCHEMA_PROBE = "SELECT requester FROM outbox_replay_requester WHERE 1 = 0";
+
     /** The versioned schema scripts, oldest first, as class-path resources. */
     default List<String> schemaScripts() {
         String folder = "META-INF/outbox/sql/" + name() + "/";
@@ -351,7 +361,8 @@ public interface Dialect {
      * most {@code limit} rows, on the undelivered-versions index.
      */
     static String followersOf(int heads) {
-        return "SELECT f.event_id, f.aggregate_type, f.aggregate_id, f.state, f.next_attempt_at FROM outbox_event f"
+        return "SELECT f.event_id, f.aggregate_type, f.aggregate_id, f.state, f.next_attempt_at, f.event_type"
+                + " FROM outbox_event f"
                 + " JOIN outbox_event h ON h.aggregate_type = f.aggregate_type AND h.aggregate_id = f.aggregate_id"
                 + " AND f.aggregate_version > h.aggregate_version WHERE h.event_id IN (" + placeholders(heads) + ")"
                 + " AND f.state <> 'DELIVERED' ORDER BY f.aggregate_type, f.aggregate_id, f.aggregate_version"
@@ -368,7 +379,7 @@ public interface Dialect {
      * takes the versions after it while they are pending and due, up to the batch limit, so a hot aggregate drains
      * a run per round trip instead of one version. No other claim can take them: a strict version is a candidate
      * only once every earlier one is delivered, and the head is leased to this claim. The run stops at the first
-     * version that is parked, in backoff or leased (R4.6); the transports stop it at its first failed send
+     * version that is parked, in backoff, leased or independent (R4.6); the sends stop it at its first failure
      * ({@link dev.outbox.transport.StrictRuns}). Runs in the claim's transaction.
      */
     static List<OutboundEvent> withRuns(Connection connection, ClaimRequest request, List<OutboundEvent> heads,
@@ -392,7 +403,7 @@ public interface Dialect {
                 boolean stopped = false;
                 while (rs.next() && room > 0) {
                     UUID id = rs.getObject(1, UUID.class);
-                    String key = rs.getString(2) + "/" + rs.getString(3);
+                    String key = rs.getString(2) + '\u0000' + rs.getString(3);
                     if (!key.equals(aggregate)) {
                         aggregate = key;
                         stopped = false;
@@ -400,11 +411,15 @@ public interface Dialect {
                     if (stopped || inBatch.contains(id)) {
                         continue;
                     }
-                    if ("PENDING".equals(rs.getString(4)) && !rs.getObject(5, OffsetDateTime.class).isAfter(now)) {
+                    if ("PENDING".equals(rs.getString(4)) && !rs.getObject(5, OffsetDateTime.class).isAfter(now)
+                            && request.orderingOf(rs.getString(6)) == dev.outbox.event.Ordering.STRICT) {
                         run.add(id);
                         room--;
                     } else {
-                        stopped = true; // parked, in backoff or leased: the versions after it wait (R4.6)
+                        // Parked, in backoff or leased: the versions after it wait (R4.6). An independent version
+                        // ends the run too: any claim may take it, so this one never does, and a strict version
+                        // after it waits until it is delivered, as without runs.
+                        stopped = true;
                     }
                 }
             }

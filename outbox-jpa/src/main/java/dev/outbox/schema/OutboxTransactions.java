@@ -2,6 +2,8 @@ package dev.outbox.schema;
 
 import dev.outbox.config.OutboxSettings;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Startup;
 import jakarta.inject.Inject;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 
@@ -27,6 +29,11 @@ public class OutboxTransactions {
         OutboxTransactions transactions = new OutboxTransactions();
         transactions.registry = registry;
         return transactions;
+    }
+
+    /** A wrong name stops the start, naming the variable, instead of failing (and parking) every delivery. */
+    void resolveAtStart(@Observes Startup startup) {
+        registry();
     }
 
     public TransactionSynchronizationRegistry registry() {

@@ -8,6 +8,7 @@ import jakarta.inject.Inject;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.logging.Logger;
 
 /**
@@ -28,6 +29,7 @@ public class SchemaInstaller {
 
     void installAtStart(@Observes Startup startup) {
         if (!settings.createSchema()) {
+            refuseAnOlderSchema();
             return;
         }
         Dialect dialect = database.dialect();
@@ -40,6 +42,24 @@ public class SchemaInstaller {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the outbox schema on " + settings.dataSource()
                     + " (server.xml variable " + OutboxSettings.SCHEMA_CREATE + "=true)", e);
+        }
+    }
+
+    /**
+     * Where the user's migration tool owns the schema, a start on an older one would fail every command that
+     * records an event (schema V6 gives next_attempt_at the default the recorder relies on): stop here instead,
+     * naming the scripts. The probe reads the table of the latest script, which runs after the earlier ones.
+     */
+    private void refuseAnOlderSchema() {
+        try (Connection connection = database.connect();
+             java.sql.PreparedStatement probe = connection.prepareStatement(Dialect.LATEST_SCHEMA_PROBE)) {
+            probe.executeQuery().close();
+        } catch (SQLException e) {
+            List<String> scripts = database.dialect().schemaScripts();
+            throw new IllegalStateException("the outbox schema on " + settings.dataSource() + " is older than this"
+                    + " release: apply the scripts up to " + scripts.get(scripts.size() - 1) + " with your migration"
+                    + " tool (they are idempotent), or set the server.xml variable " + OutboxSettings.SCHEMA_CREATE
+                    + "=true", e);
         }
     }
 }

@@ -3,17 +3,27 @@ package dev.outbox.transport;
 import java.time.Duration;
 
 /**
- * When a batch's lease runs out, on this JVM's monotonic clock: a transport hands no event to the broker past it
- * and answers {@link #missed()} for the rest, so no send outlives the lease and races a takeover (R4.3). The
- * publisher starts it before its claim, so it passes no later than the lease the database granted.
+ * When a batch's lease runs out, on this JVM's monotonic clock, started before the claim so it passes no later
+ * than the lease the database granted (R4.3: a send must not outlive its lease, or a takeover sends it again
+ * while it is still on its way). Two marks: no event is handed to a broker after {@code handOverBy} (a fifth of
+ * the lease stays for the broker's commit and the confirm), and a send that may take a known time starts only if
+ * it ends before {@code leaseEnds}. Events not sent for either reason answer {@link #missed()}.
  */
-public record SendDeadline(long nanoTime) {
+public record SendDeadline(long handOverBy, long leaseEnds) {
 
-    /** The error class of an event not sent because the lease was running out: retried like any transient one. */
+    /** The error class of an event not sent because the lease was running out: due again at once. */
     public static final String LEASE_DEADLINE = "LeaseDeadline";
 
+    /** The deadline of a lease that starts now. */
+    public static SendDeadline forLease(Duration lease) {
+        long start = System.nanoTime();
+        return new SendDeadline(start + lease.multipliedBy(4).dividedBy(5).toNanos(), start + lease.toNanos());
+    }
+
+    /** A deadline {@code left} from now for both marks: tests and tools. */
     public static SendDeadline in(Duration left) {
-        return new SendDeadline(System.nanoTime() + left.toNanos());
+        long end = System.nanoTime() + left.toNanos();
+        return new SendDeadline(end, end);
     }
 
     /** For tools and tests that send outside a lease. */
@@ -21,8 +31,14 @@ public record SendDeadline(long nanoTime) {
         return in(Duration.ofDays(365));
     }
 
+    /** Whether no more events may be handed to a broker. */
     public boolean passed() {
-        return System.nanoTime() - nanoTime >= 0; // overflow-safe comparison of nanoTime values
+        return System.nanoTime() - handOverBy >= 0; // overflow-safe comparison of nanoTime values
+    }
+
+    /** Whether a send that may take up to {@code longest} ends before the lease does. */
+    public boolean leaves(Duration longest) {
+        return leaseEnds - (System.nanoTime() + longest.toNanos()) > 0;
     }
 
     public SendResult missed() {

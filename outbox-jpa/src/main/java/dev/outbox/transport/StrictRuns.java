@@ -10,10 +10,10 @@ import java.util.function.Function;
 
 /**
  * Sends a claimed batch so that a strict aggregate's run of versions reaches the broker in order and stops at
- * its first failure (issue 16 item 10, R4.6): the batch goes in waves, the first holding every independent event
- * and the first strict version of each aggregate, the k-th wave the k-th strict version of each aggregate whose
- * version before was delivered. A version after one that was not delivered (refused, or an unknown outcome) is
- * not sent: it answers {@link #EARLIER_VERSION_NOT_DELIVERED}, a transient failure retried after the earlier one.
+ * its first failure (issue 16 item 10, R4.6): the batch goes in waves. A strict version goes in the wave after
+ * every earlier event of its aggregate in the batch (of any type), and only once all of those were delivered;
+ * independent events follow nothing. A strict version after one that was not delivered (refused, or an unknown
+ * outcome) is not sent: it answers {@link #EARLIER_VERSION_NOT_DELIVERED} and is due again once that one is.
  * Without this, v2 could reach the broker while v1 waits for its retry, and a consumer would apply v2 first.
  *
  * <p>A batch without runs is one wave: one call of {@code send}, as before.
@@ -32,21 +32,22 @@ public final class StrictRuns {
      */
     public static List<SendResult> send(List<OutboundEvent> batch, Function<List<OutboundEvent>, List<SendResult>> send) {
         int[] wave = new int[batch.size()];
-        int[] before = new int[batch.size()]; // the batch position of the strict version before, or -1
-        Map<String, Integer> lastStrict = new HashMap<>();
+        List<List<Integer>> after = new ArrayList<>(batch.size()); // the batch positions each event must follow
+        Map<String, List<Integer>> byAggregate = new HashMap<>();
         int waves = 1;
         for (int i = 0; i < batch.size(); i++) {
             OutboundEvent event = batch.get(i);
-            before[i] = -1;
-            if (event.ordering() == Ordering.STRICT) {
-                String aggregate = event.event().aggregateType() + "/" + event.event().aggregateId();
-                Integer previous = lastStrict.put(aggregate, i);
-                if (previous != null) {
-                    before[i] = previous;
-                    wave[i] = wave[previous] + 1;
-                    waves = Math.max(waves, wave[i] + 1);
-                }
+            List<Integer> earlier = byAggregate.computeIfAbsent(event.event().aggregateType() + '\u0000'
+                    + event.event().aggregateId(), k -> new ArrayList<>());
+            // A strict version follows every earlier event of its aggregate in the batch, independent ones too:
+            // if one of those fails, a consumer must not see the strict one before it (R4.6).
+            List<Integer> follows = event.ordering() == Ordering.STRICT ? List.copyOf(earlier) : List.of();
+            after.add(follows);
+            for (int position : follows) {
+                wave[i] = Math.max(wave[i], wave[position] + 1);
             }
+            waves = Math.max(waves, wave[i] + 1);
+            earlier.add(i);
         }
         if (waves == 1) {
             return send.apply(batch);
@@ -58,7 +59,7 @@ public final class StrictRuns {
                 if (wave[i] != k) {
                     continue;
                 }
-                if (before[i] >= 0 && !(results[before[i]] instanceof SendResult.Delivered)) {
+                if (after.get(i).stream().anyMatch(p -> !(results[p] instanceof SendResult.Delivered))) {
                     results[i] = new SendResult.TransientFailure(EARLIER_VERSION_NOT_DELIVERED);
                 } else {
                     positions.add(i);

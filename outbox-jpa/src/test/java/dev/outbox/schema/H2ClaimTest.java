@@ -210,6 +210,37 @@ class H2ClaimTest {
         assertEquals(List.of(), claim("p3", 10, true, Set.of()), "b@3 waits while b@2 is claimed");
     }
 
+    /**
+     * An independent version in the claim (a candidate of its own) does not end the run; StrictRuns holds the strict
+     * version after it until it is delivered. One another claim holds ends the run: the versions after it wait.
+     */
+    @Test
+    void aRunGoesOnPastAnIndependentVersionOfTheSameClaimAndStopsAtOneLeasedElsewhere() throws SQLException {
+        pending("a", 1, "Placed");
+        UUID noted = pending("a", 2, "Noted");
+        pending("a", 3, "Placed");
+        assertEquals(List.of("a@1", "a@2", "a@3"), versions(claim("p1", 10, true, Set.of("Noted"))).stream()
+                .sorted().toList());
+        pending("b", 1, "Placed");
+        pending("b", 2, "Noted");
+        pending("b", 3, "Placed");
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE aggregate_id = 'b' AND aggregate_version = 2",
+                now.minusSeconds(60));
+        assertEquals(List.of("b@2"), versions(claim("p2", 1, true, Set.of("Noted"))), "Noted@2 came due first");
+        assertEquals(List.of("b@1"), versions(claim("p3", 10, true, Set.of("Noted"))),
+                "b@3 waits behind b@2, which p2 holds");
+    }
+
+    /** A version held back behind its run, or left when the lease ran short, costs no attempt and stays due. */
+    @Test
+    void anEventThatWasNeverSentGetsItsAttemptBackAndStaysDue() throws SQLException {
+        UUID id = pending("a", 1, "T");
+        OutboundEvent claimed = claim("p1", 10, true, Set.of()).get(0);
+        assertEquals(1, update(Dialect.RETRY_NOT_SENT, now.minusSeconds(1), id, "p1", claimed.leaseVersion()));
+        OutboundEvent again = claim("p2", 10, true, Set.of()).get(0);
+        assertEquals(1, again.attempt(), "the first real attempt is attempt 1");
+    }
+
     @Test
     void anIndependentEventDoesNotWaitForEarlierVersions() throws SQLException {
         UUID v1 = pending("a", 1, "Placed");

@@ -94,6 +94,21 @@ class SchemaScriptsTest {
     }
 
     @Test
+    void theLatestSchemaProbeFailsOnASchemaWithoutTheLatestScript() throws SQLException {
+        try (var probe = connection.prepareStatement(Dialect.LATEST_SCHEMA_PROBE)) {
+            probe.executeQuery().close(); // every script applied
+        }
+        try (var older = java.sql.DriverManager.getConnection("jdbc:h2:mem:" + UUID.randomUUID(), "sa", "")) {
+            List<String> scripts = new H2Dialect().schemaScripts();
+            for (String script : scripts.subList(0, scripts.size() - 1)) {
+                SqlScript.load(script, getClass().getClassLoader()).run(older);
+            }
+            assertThrows(SQLException.class, () -> older.prepareStatement(Dialect.LATEST_SCHEMA_PROBE).executeQuery(),
+                    "a schema one script behind must fail the probe");
+        }
+    }
+
+    @Test
     void theUniqueKeyRefusesASecondEventAtOneAggregateVersion() throws SQLException {
         insert(UUID.randomUUID(), "o-1", 1, "{}", null);
         insert(UUID.randomUUID(), "o-1", 2, "{}", null);

@@ -57,4 +57,19 @@ class StrictRunsTest {
                 "a@3 waits for a@2's retry");
         assertInstanceOf(SendResult.Delivered.class, results.get(4), "b's run goes on");
     }
+
+    /** The reviewer's case: an independent version between two strict ones fails; the strict one after it waits. */
+    @Test
+    void aStrictVersionWaitsForAnIndependentVersionBeforeItInTheBatch() {
+        List<OutboundEvent> batch = List.of(event("x", 1, Ordering.STRICT), event("x", 2, Ordering.INDEPENDENT),
+                event("x", 3, Ordering.STRICT));
+        List<String> sent = new ArrayList<>();
+        List<SendResult> results = StrictRuns.send(batch, wave -> wave.stream().<SendResult>map(e -> {
+            sent.add(name(e));
+            return e.event().aggregateVersion() == 2 ? new SendResult.PermanentFailure("MessageTooLarge")
+                    : new SendResult.Delivered("m", null, null);
+        }).toList());
+        assertEquals(List.of("x@1", "x@2"), sent, "x@3 must not reach the broker while x@2 is not delivered");
+        assertEquals(new SendResult.TransientFailure(StrictRuns.EARLIER_VERSION_NOT_DELIVERED), results.get(2));
+    }
 }
