@@ -1,7 +1,7 @@
 package dev.outbox.transport;
 
 /**
- * What the broker said about one event: the four failure classes of the transport contract (DESIGN.md).
+ * What the broker said about one event: the four outcomes of the transport contract (docs/guarantees.md).
  * A transport must answer with one of these for every event it was handed, and never throw.
  */
 public sealed interface SendResult {

@@ -14,7 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-/** A typed HTTP client for the example's contract (DESIGN.md): what a user's client would send. */
+/** A typed HTTP client for the example's HTTP contract (README): what a user's client would send. */
 public final class ExampleService {
 
     private final URI base;
