@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ServerNeutralityIT {
 
     private static final List<String> OUTBOX_MODULES = List.of("lib/outbox-jpa.jar", "outbox-jpa.jar",
-            "lib/outbox-jms-bridge.jar", "outbox-jms-bridge.jar", "outbox-ejb.jar", "outbox-admin.war", "lib/outbox-health.jar");
+            "lib/outbox-jms-bridge.jar", "outbox-jms-bridge.jar", "lib/outbox-kafka.jar", "outbox-ejb.jar", "outbox-admin.war", "lib/outbox-health.jar");
     private static final List<String> SERVER_PACKAGES = List.of("com/ibm/", "io/openliberty/", "org/jboss/",
             "org/wildfly/");
 
