@@ -1,35 +1,79 @@
 package dev.outbox.example.schema;
 
-import dev.outbox.schema.OutboxDataSource;
-import dev.outbox.schema.SqlScript;
+import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
-import jakarta.inject.Inject;
 
+import javax.sql.DataSource;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
 
-/** Creates the example's business tables at start when they are missing (it is an example: no migrations). */
+/**
+ * Creates the example's business tables at start when they are missing. It is an example: a real service runs
+ * its migrations with its own tool (Flyway, Liquibase), and the outbox's tables with the outbox's scripts.
+ */
 @ApplicationScoped
 public class ExampleSchema {
 
-    @Inject
-    OutboxDataSource database;
+    /** The example's persistence unit names no datasource, so it runs on the server's default one too. */
+    @Resource(lookup = "java:comp/DefaultDataSource")
+    DataSource dataSource;
 
     void createAtStart(@Observes Startup startup) {
-        try (Connection connection = database.connect()) {
+        try (Connection connection = dataSource.getConnection()) {
             // One script per step: the example's tables use only SQL that H2 and PostgreSQL share.
-            if (!SqlScript.tableExists(connection, "orders")) {
-                SqlScript.load("META-INF/example/sql/V1__orders_and_shipments.sql",
-                        ExampleSchema.class.getClassLoader()).run(connection);
+            if (!tableExists(connection, "orders")) {
+                run(connection, "META-INF/example/sql/V1__orders_and_shipments.sql");
             }
-            if (!SqlScript.tableExists(connection, "loyalty_points")) {
-                SqlScript.load("META-INF/example/sql/V2__invoices.sql",
-                        ExampleSchema.class.getClassLoader()).run(connection);
+            if (!tableExists(connection, "loyalty_points")) {
+                run(connection, "META-INF/example/sql/V2__invoices.sql");
             }
-        } catch (SQLException e) {
+        } catch (SQLException | IOException e) {
             throw new IllegalStateException("cannot create the example's tables", e);
         }
+    }
+
+    /** Runs a script of plain statements separated by semicolons; lines starting with -- are comments. */
+    private static void run(Connection connection, String resource) throws IOException, SQLException {
+        String text;
+        try (InputStream in = ExampleSchema.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IOException("missing " + resource);
+            }
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        StringBuilder uncommented = new StringBuilder();
+        for (String line : text.split("\n")) {
+            if (!line.strip().startsWith("--")) {
+                uncommented.append(line).append('\n');
+            }
+        }
+        try (Statement statement = connection.createStatement()) {
+            for (String sql : uncommented.toString().split(";")) {
+                if (!sql.isBlank()) {
+                    statement.execute(sql);
+                }
+            }
+        }
+    }
+
+    private static boolean tableExists(Connection connection, String table) throws SQLException {
+        DatabaseMetaData metaData = connection.getMetaData();
+        for (String name : new String[] {table, table.toUpperCase(Locale.ROOT)}) {
+            try (ResultSet tables = metaData.getTables(null, null, name, null)) {
+                if (tables.next()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 }

@@ -5,11 +5,11 @@ import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.LibertyProcess;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.Settings;
-import dev.outbox.schema.ClaimRequest;
-import dev.outbox.schema.Delivery;
-import dev.outbox.schema.Dialect;
-import dev.outbox.schema.PostgreSqlDialect;
-import dev.outbox.transport.OutboundEvent;
+import dev.outbox.internal.schema.ClaimRequest;
+import dev.outbox.internal.schema.Delivery;
+import dev.outbox.internal.schema.Dialect;
+import dev.outbox.internal.schema.PostgreSqlDialect;
+import dev.outbox.spi.OutboundEvent;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -254,7 +254,7 @@ class OutboxBenchmarkIT {
                 + "<variable name=\"outbox.kafka.bootstrap-servers\" value=\"" + KAFKA + "\"/>"
                 + "<variable name=\"example.benchmark\" value=\"true\"/>"
                 + moreVariables
-                + "<logging traceSpecification=\"*=info:dev.outbox.publish.Publisher=fine\" maxFiles=\"30\"/>"
+                + "<logging traceSpecification=\"*=info:dev.outbox.internal.publish.Publisher=fine\" maxFiles=\"30\"/>"
                 + "<messagingEngine><queue id=\"BenchEvents\" maxMessageDepth=\"5000000\"/>"
                 + "<fileStore fileStoreSize=\"2000\" logFileSize=\"100\"/></messagingEngine>"
                 + "<jmsQueue id=\"BenchQueue\" jndiName=\"jms/BenchEvents\"><properties.wasJms queueName=\"BenchEvents\"/>"

@@ -1,10 +1,10 @@
 package dev.outbox.it.protocol;
 
 import dev.outbox.it.support.Settings;
-import dev.outbox.protocol.ProtocolChecker;
-import dev.outbox.protocol.ProtocolCheckerRun;
-import dev.outbox.schema.PostgreSqlDialect;
-import dev.outbox.schema.SqlScript;
+import dev.outbox.internal.protocol.ProtocolChecker;
+import dev.outbox.internal.protocol.ProtocolCheckerRun;
+import dev.outbox.internal.schema.PostgreSqlDialect;
+import dev.outbox.internal.schema.SqlScript;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

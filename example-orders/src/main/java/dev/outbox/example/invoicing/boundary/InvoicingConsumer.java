@@ -1,6 +1,6 @@
 package dev.outbox.example.invoicing.boundary;
 
-import dev.outbox.inbox.kafka.KafkaInbox;
+import dev.outbox.kafka.KafkaInbox;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;

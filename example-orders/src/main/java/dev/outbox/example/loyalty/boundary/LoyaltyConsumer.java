@@ -2,8 +2,8 @@ package dev.outbox.example.loyalty.boundary;
 
 import dev.outbox.example.loyalty.entity.LoyaltyPoints;
 import dev.outbox.example.orders.control.OrderEvents;
-import dev.outbox.inbox.kafka.InboxedEvent;
-import dev.outbox.inbox.reactive.ReactiveInbox;
+import dev.outbox.kafka.InboxedEvent;
+import dev.outbox.kafka.ReactiveInbox;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;

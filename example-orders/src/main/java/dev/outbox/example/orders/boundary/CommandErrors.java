@@ -1,7 +1,7 @@
 package dev.outbox.example.orders.boundary;
 
-import dev.outbox.record.DuplicateEventVersionException;
-import dev.outbox.record.InvalidEventException;
+import dev.outbox.DuplicateEventVersionException;
+import dev.outbox.InvalidEventException;
 import jakarta.json.Json;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;

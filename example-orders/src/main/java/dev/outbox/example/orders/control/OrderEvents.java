@@ -1,6 +1,6 @@
 package dev.outbox.example.orders.control;
 
-import dev.outbox.event.OutboxEvent;
+import dev.outbox.OutboxEvent;
 import dev.outbox.example.orders.entity.Order;
 import jakarta.json.spi.JsonProvider;
 import jakarta.json.JsonObjectBuilder;

@@ -1,7 +1,7 @@
 package dev.outbox.example.stats.boundary;
 
-import dev.outbox.ops.stats.DeliveryCounts;
-import dev.outbox.ops.stats.OutboxStatistics;
+import dev.outbox.ops.DeliveryCounts;
+import dev.outbox.ops.OutboxStatistics;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;

@@ -1,0 +1,137 @@
+package dev.outbox.it.architecture;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMember;
+import com.tngtech.archunit.core.domain.JavaConstructor;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaMethod;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.EvaluationResult;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.members;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The line between the library's API and its internals, checked on the compiled classes of every module:
+ * what an application may use is {@code dev.outbox}, {@code dev.outbox.spi} (transports), {@code dev.outbox.jms},
+ * {@code dev.outbox.kafka} and {@code dev.outbox.ops}; everything under {@code dev.outbox.internal} may change in
+ * any release. The library's own modules share their internals (they ship together, in one version).
+ */
+class ArchitectureTest {
+
+    static final List<String> LIBRARY_MODULES = List.of("outbox-jpa", "outbox-ejb", "outbox-health",
+            "outbox-jms-bridge", "outbox-kafka", "outbox-admin");
+    static final String[] API_PACKAGES = {"dev.outbox", "dev.outbox.spi", "dev.outbox.jms", "dev.outbox.kafka",
+            "dev.outbox.ops"};
+    static final String[] SERVER_PACKAGES = {"com.ibm..", "io.openliberty..", "org.jboss..", "org.wildfly.."};
+
+    static final ArchRule APPLICATIONS_USE_ONLY_THE_API = noClasses()
+            .should().dependOnClassesThat().resideInAPackage("dev.outbox.internal..")
+            .because("an application may use only the API; dev.outbox.internal changes without notice");
+
+    static final ArchRule THE_LIBRARY_NAMES_NO_SERVER_TYPE = noClasses()
+            .should().dependOnClassesThat().resideInAnyPackage(SERVER_PACKAGES)
+            .because("one EAR runs unchanged on Open Liberty and WildFly: the library speaks Jakarta EE and MicroProfile");
+
+    static final ArchRule ONLY_OUTBOX_KAFKA_NAMES_KAFKA = noClasses()
+            .that().resideOutsideOfPackages("dev.outbox.kafka..", "dev.outbox.internal.transport.kafka..",
+                    "dev.outbox.internal.inbox.kafka..")
+            .should().dependOnClassesThat().resideInAPackage("org.apache.kafka..")
+            .because("a JMS-only EAR must not need kafka-clients: Kafka code lives in outbox-kafka alone");
+
+    static final ArchRule THE_API_EXPOSES_NO_INTERNAL_TYPE = members()
+            .that().areDeclaredInClassesThat().resideInAnyPackage(API_PACKAGES)
+            .and().areDeclaredInClassesThat().arePublic()
+            .and().arePublic()
+            .should(exposeNoInternalType())
+            .because("a public signature of the API that names an internal type would freeze that type");
+
+    @Test
+    void theExampleUsesOnlyThePublicApi() {
+        APPLICATIONS_USE_ONLY_THE_API.check(classesOf("example-orders"));
+    }
+
+    @Test
+    void theLibraryModulesNameNoLibertyOrWildFlyType() {
+        THE_LIBRARY_NAMES_NO_SERVER_TYPE.check(classesOf(LIBRARY_MODULES.toArray(String[]::new)));
+    }
+
+    @Test
+    void onlyOutboxKafkaNamesKafkaTypes() {
+        ONLY_OUTBOX_KAFKA_NAMES_KAFKA.check(classesOf(LIBRARY_MODULES.toArray(String[]::new)));
+    }
+
+    @Test
+    void thePublicApiNamesNoInternalTypeInItsSignatures() {
+        THE_API_EXPOSES_NO_INTERNAL_TYPE.check(classesOf(LIBRARY_MODULES.toArray(String[]::new)));
+    }
+
+    /** The rules must be able to fail: a class written to break each of them is caught. */
+    @Test
+    void theRulesCatchAClassThatBreaksThem() {
+        JavaClasses offender = new ClassFileImporter().importClasses(ReachesIntoInternals.class);
+        EvaluationResult reach = APPLICATIONS_USE_ONLY_THE_API.evaluate(offender);
+        assertTrue(reach.hasViolation(), "a reach into dev.outbox.internal went unnoticed");
+        assertTrue(reach.getFailureReport().toString().contains("dev.outbox.internal.schema.SqlScript"),
+                "the report names the internal type: " + reach.getFailureReport());
+        assertTrue(ONLY_OUTBOX_KAFKA_NAMES_KAFKA.evaluate(offender).hasViolation(),
+                "a Kafka type outside outbox-kafka went unnoticed");
+        assertFalse(classesOf("example-orders").isEmpty(), "the example's classes were found");
+    }
+
+    private static JavaClasses classesOf(String... modules) {
+        List<Path> folders = Stream.of(modules).map(m -> Path.of("..", m, "target", "classes")).toList();
+        for (Path folder : folders) {
+            assertTrue(Files.isDirectory(folder), "no compiled classes at " + folder.toAbsolutePath());
+        }
+        return new ClassFileImporter().importPaths(folders);
+    }
+
+    private static ArchCondition<JavaMember> exposeNoInternalType() {
+        return new ArchCondition<>("name no dev.outbox.internal type in their signature") {
+            @Override
+            public void check(JavaMember member, ConditionEvents events) {
+                Stream<JavaClass> named;
+                if (member instanceof JavaMethod method) {
+                    named = Stream.concat(Stream.of(method.getRawReturnType()), method.getRawParameterTypes().stream());
+                } else if (member instanceof JavaConstructor constructor) {
+                    named = constructor.getRawParameterTypes().stream();
+                } else if (member instanceof JavaField field) {
+                    named = Stream.of(field.getRawType());
+                } else {
+                    return;
+                }
+                named.filter(INTERNAL::test).forEach(type -> events.add(SimpleConditionEvent.violated(member,
+                        member.getFullName() + " names " + type.getName())));
+            }
+        };
+    }
+
+    private static final DescribedPredicate<JavaClass> INTERNAL =
+            DescribedPredicate.describe("internal", type -> type.getPackageName().startsWith("dev.outbox.internal"));
+
+    /** Breaks two rules on purpose, for {@link #theRulesCatchAClassThatBreaksThem()}. */
+    static final class ReachesIntoInternals {
+        Object reach() throws Exception {
+            return dev.outbox.internal.schema.SqlScript.load("x.sql", getClass().getClassLoader());
+        }
+
+        Object kafka() {
+            return org.apache.kafka.common.utils.Time.SYSTEM;
+        }
+    }
+}

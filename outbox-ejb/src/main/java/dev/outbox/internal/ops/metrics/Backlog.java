@@ -1,0 +1,82 @@
+package dev.outbox.internal.ops.metrics;
+
+import dev.outbox.internal.schema.Dialect;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The backlog at one moment, per event type (R6.1, R6.2): pending rows, the oldest of them, parked rows, and the
+ * pending rows whose last attempt failed, by error class. Read with two grouped queries over the pending and
+ * parked rows only, so its cost follows the backlog, not the table.
+ */
+public record Backlog(OffsetDateTime readAt, Map<String, Long> pending, Map<String, OffsetDateTime> oldestPending,
+                      Map<String, Long> parked, Map<String, Map<String, Long>> failingByClass) {
+
+    public static final Backlog EMPTY = new Backlog(OffsetDateTime.MIN, Map.of(), Map.of(), Map.of(), Map.of());
+
+    public static Backlog read(Connection connection, OffsetDateTime now) throws SQLException {
+        Map<String, Long> pending = new TreeMap<>();
+        Map<String, OffsetDateTime> oldest = new TreeMap<>();
+        Map<String, Long> parked = new TreeMap<>();
+        Map<String, Map<String, Long>> failing = new TreeMap<>();
+        try (PreparedStatement select = connection.prepareStatement(Dialect.PENDING_BY_TYPE);
+             ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                String type = rs.getString(1);
+                String errorClass = rs.getString(2);
+                long count = rs.getLong(3);
+                OffsetDateTime first = rs.getObject(4, OffsetDateTime.class);
+                pending.merge(type, count, Long::sum);
+                oldest.merge(type, first, (a, b) -> a.isBefore(b) ? a : b);
+                if (errorClass != null) {
+                    failing.computeIfAbsent(type, t -> new TreeMap<>()).merge(errorClass, count, Long::sum);
+                }
+            }
+        }
+        try (PreparedStatement select = connection.prepareStatement(Dialect.PARKED_BY_TYPE);
+             ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                parked.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return new Backlog(now, pending, oldest, parked, failing);
+    }
+
+    /** Every event type with pending or parked rows. */
+    public Set<String> eventTypes() {
+        Set<String> types = new TreeSet<>(pending.keySet());
+        types.addAll(parked.keySet());
+        return types;
+    }
+
+    /** Age of the oldest pending event of a type, 0 when none is pending. */
+    public Duration oldestPendingAge(String eventType) {
+        OffsetDateTime first = oldestPending.get(eventType);
+        return first == null || first.isAfter(readAt) ? Duration.ZERO : Duration.between(first, readAt);
+    }
+
+    /** Age of the oldest pending event of any type. */
+    public Duration oldestPendingAge() {
+        return oldestPending.keySet().stream().map(this::oldestPendingAge).max(Duration::compareTo)
+                .orElse(Duration.ZERO);
+    }
+
+    /** Pending events of all types. */
+    public long pendingTotal() {
+        return pending.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** Parked events of all types. */
+    public long parkedTotal() {
+        return parked.values().stream().mapToLong(Long::longValue).sum();
+    }
+}

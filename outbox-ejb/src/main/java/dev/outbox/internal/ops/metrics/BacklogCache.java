@@ -1,0 +1,59 @@
+package dev.outbox.internal.ops.metrics;
+
+import dev.outbox.internal.config.SettingReader;
+import dev.outbox.internal.schema.OutboxDataSource;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The backlog the gauges show, read from the table at most once per {@code outbox.metrics.refresh-ms} however
+ * often it is scraped: a scrape never costs more than two grouped queries over pending and parked rows.
+ */
+@ApplicationScoped
+class BacklogCache {
+
+    private static final Logger LOG = Logger.getLogger(BacklogCache.class.getName());
+
+    @Inject
+    OutboxDataSource database;
+
+    private volatile Backlog backlog = Backlog.EMPTY;
+    private volatile Duration refresh = Duration.ofSeconds(5);
+
+    @PostConstruct
+    void configure() {
+        Config config = ConfigProvider.getConfig();
+        refresh = Duration.ofMillis(new SettingReader(name -> config.getOptionalValue(name, String.class))
+                .integer("outbox.metrics.refresh-ms", 5000, 0, 3_600_000));
+    }
+
+    /** The backlog, read again when older than the refresh interval. */
+    Backlog backlog() {
+        Backlog known = backlog;
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        return known.readAt().plus(refresh).isAfter(now) ? known : read(now);
+    }
+
+    private synchronized Backlog read(OffsetDateTime now) {
+        if (backlog.readAt().plus(refresh).isAfter(now)) {
+            return backlog; // another scrape thread read it meanwhile
+        }
+        try (Connection connection = database.connect()) {
+            backlog = Backlog.read(connection, now);
+        } catch (SQLException | RuntimeException e) {
+            LOG.log(Level.WARNING, "outbox metrics: cannot read the backlog; the gauges keep their last values", e);
+        }
+        return backlog;
+    }
+}

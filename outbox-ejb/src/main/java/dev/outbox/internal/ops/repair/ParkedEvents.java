@@ -1,0 +1,187 @@
+package dev.outbox.internal.ops.repair;
+
+import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.OutboxEvent;
+import dev.outbox.internal.ops.AdminRefusal;
+import dev.outbox.internal.ops.OperatorRoles;
+import dev.outbox.internal.ops.StoredEvent;
+import dev.outbox.internal.ops.audit.AuditTrail;
+import dev.outbox.internal.record.EventValidation;
+import dev.outbox.InvalidEventException;
+import dev.outbox.internal.schema.Dialect;
+import dev.outbox.internal.schema.OutboxDataSource;
+import jakarta.annotation.Resource;
+import jakarta.annotation.security.DeclareRoles;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ejb.SessionContext;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The repair entry for parked events (R6.6): list them with why they parked, fix a body or schema version,
+ * resume with the same event id. A repair never copies the event into a new one, so the failure evidence
+ * (attempts, last error class, the audit trail) stays with the event id consumers will see. Each action is one
+ * transaction with its audit entry.
+ */
+@Stateless
+@DeclareRoles({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
+public class ParkedEvents {
+
+    /** Who acts: the container's caller, never a name passed in. */
+    @Resource
+    SessionContext caller;
+
+    @Inject
+    OutboxDataSource database;
+
+    @Inject
+    OutboxSettings settings;
+
+    @Inject
+    AuditTrail audit;
+
+    /** Parked events, oldest first, without bodies. */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
+    public List<StoredEvent> list(int limit) {
+        try (Connection connection = database.connect();
+             PreparedStatement select = connection.prepareStatement(Dialect.PARKED_PAGE)) {
+            select.setInt(1, limit);
+            List<StoredEvent> parked = new ArrayList<>();
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    parked.add(StoredEvent.read(rs));
+                }
+            }
+            return parked;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot list parked outbox events", e);
+        }
+    }
+
+    /** One event, body included, in whatever state it is; who read a body is audited (R6.3). */
+    @RolesAllowed(OperatorRoles.OPERATOR)
+    public StoredEvent show(UUID eventId) {
+        try (Connection connection = database.connect()) {
+            StoredEvent event = find(connection, eventId);
+            audit.record(actor(), "PAYLOAD_READ", eventId, null, event.describe() + " in state " + event.state()
+                    + "; body " + fingerprint(event.payload(), event.payloadRef()));
+            return event;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read outbox event " + eventId, e);
+        }
+    }
+
+    /**
+     * Replaces the body (a JSON object, or a reference to an immutable resource) and the schema version of a
+     * parked event, checked by the rules every recorded event meets. The event stays parked until resumed.
+     */
+    @RolesAllowed(OperatorRoles.OPERATOR)
+    public StoredEvent fix(UUID eventId, String payload, URI payloadRef, int schemaVersion,
+                           String reason) {
+        AdminRefusal.requireReason(reason);
+        try (Connection connection = database.connect()) {
+            StoredEvent before = requireParked(find(connection, eventId));
+            OutboxEvent fixed = new OutboxEvent(before.aggregateType(), before.aggregateId(),
+                    before.aggregateVersion(), before.eventType(), schemaVersion, payload, payloadRef);
+            try {
+                new EventValidation(settings.maxPayloadBytes()).check(fixed);
+            } catch (InvalidEventException e) {
+                throw new AdminRefusal(AdminRefusal.Kind.INVALID, e.getMessage());
+            }
+            try (PreparedStatement update = connection.prepareStatement(Dialect.FIX_PARKED)) {
+                update.setString(1, payload);
+                update.setString(2, payloadRef == null ? null : payloadRef.toString());
+                update.setInt(3, schemaVersion);
+                update.setObject(4, eventId);
+                if (update.executeUpdate() != 1) {
+                    throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile");
+                }
+            }
+            audit.record(actor(), "PARKED_FIXED", eventId, null, "reason: " + reason + "; parked after "
+                    + before.lastErrorClass() + " at attempt " + before.attempts() + "; body before "
+                    + fingerprint(before.payload(), before.payloadRef()) + " schema " + before.schemaVersion()
+                    + "; body now " + fingerprint(payload, payloadRef == null ? null : payloadRef.toString())
+                    + " schema " + schemaVersion);
+            return find(connection, eventId);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot fix parked outbox event " + eventId, e);
+        }
+    }
+
+    /** Puts a parked event back in line with its event id, due now (R6.6). */
+    @RolesAllowed(OperatorRoles.OPERATOR)
+    public StoredEvent resume(UUID eventId, String reason) {
+        AdminRefusal.requireReason(reason);
+        try (Connection connection = database.connect()) {
+            StoredEvent before = requireParked(find(connection, eventId));
+            try (PreparedStatement update = connection.prepareStatement(Dialect.RESUME_PARKED)) {
+                update.setObject(1, Dialect.clock(connection)); // due now by the clock the claim reads
+                update.setObject(2, eventId);
+                if (update.executeUpdate() != 1) {
+                    throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile");
+                }
+            }
+            audit.record(actor(), "PARKED_RESUMED", eventId, null, "reason: " + reason + "; " + before.describe()
+                    + " parked after " + before.lastErrorClass() + "; body " + fingerprint(before.payload(),
+                    before.payloadRef()) + " schema " + before.schemaVersion());
+            return find(connection, eventId);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot resume parked outbox event " + eventId, e);
+        }
+    }
+
+    private static StoredEvent requireParked(StoredEvent event) {
+        if (!"PARKED".equals(event.state())) {
+            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + event.eventId() + " is " + event.state()
+                    + ", not PARKED: only parked events are repaired or resumed");
+        }
+        return event;
+    }
+
+    private static StoredEvent find(Connection connection, UUID eventId) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(Dialect.EVENT_BY_ID)) {
+            select.setObject(1, eventId);
+            try (ResultSet rs = select.executeQuery()) {
+                if (!rs.next()) {
+                    throw new AdminRefusal(AdminRefusal.Kind.NOT_FOUND, "no outbox event " + eventId
+                            + " (never recorded, or deleted by cleanup after its retention)");
+                }
+                return StoredEvent.read(rs);
+            }
+        }
+    }
+
+    /** Evidence of a body without the body (R6.3): its size and SHA-256, or the reference. */
+    static String fingerprint(String payload, String payloadRef) {
+        if (payload == null) {
+            return "reference " + payloadRef;
+        }
+        byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
+        try {
+            return bytes.length + " bytes sha256:" + HexFormat.of().formatHex(
+                    MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private String actor() {
+        return caller.getCallerPrincipal().getName();
+    }
+}

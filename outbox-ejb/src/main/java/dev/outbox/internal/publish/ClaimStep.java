@@ -1,0 +1,34 @@
+package dev.outbox.internal.publish;
+
+import dev.outbox.internal.schema.ClaimRequest;
+import dev.outbox.internal.schema.OutboxDataSource;
+import dev.outbox.spi.OutboundEvent;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/** The claim, in a short transaction of its own that commits before any send (R4.1). */
+@Stateless
+public class ClaimStep {
+
+    @Inject
+    OutboxDataSource database;
+
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public List<OutboundEvent> claim(ClaimRequest request) {
+        try (Connection connection = database.connect()) {
+            List<OutboundEvent> claimed = database.dialect().claim(connection, request);
+            if (!claimed.isEmpty()) {
+                Failpoint.BEFORE_CLAIM_COMMIT.reach();
+            }
+            return claimed;
+        } catch (SQLException e) {
+            throw new IllegalStateException("outbox claim failed for claimer " + request.claimer(), e);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package dev.outbox.internal.health;
+
+import dev.outbox.internal.config.SettingReader;
+import dev.outbox.internal.schema.OutboxDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
+import org.eclipse.microprofile.health.Readiness;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+
+/**
+ * Readiness ({@code /health/ready}): the outbox database answers, and no event type's oldest pending event is
+ * older than its allowed lag (R6.4): {@code outbox.health.max-pending-age} (ISO-8601, default PT5M), or
+ * {@code outbox.health.max-pending-age.<EventType>} for one type. The data names each late type and its age.
+ */
+@Readiness
+@ApplicationScoped
+public class BacklogReadiness implements HealthCheck {
+
+    static final String OLDEST_PENDING_BY_TYPE = "SELECT event_type, MIN(created_at) FROM outbox_event"
+            + " WHERE state = 'PENDING' GROUP BY event_type";
+
+    @Inject
+    OutboxDataSource database;
+
+    @Override
+    public HealthCheckResponse call() {
+        Config config = ConfigProvider.getConfig();
+        SettingReader reader = new SettingReader(name -> config.getOptionalValue(name, String.class));
+        Duration defaultLimit = reader.duration("outbox.health.max-pending-age", Duration.ofMinutes(5));
+        HealthCheckResponseBuilder response = HealthCheckResponse.named("outbox-backlog").up();
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        try (Connection connection = database.connect();
+             PreparedStatement select = connection.prepareStatement(OLDEST_PENDING_BY_TYPE);
+             ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                String type = rs.getString(1);
+                Duration age = Duration.between(rs.getObject(2, OffsetDateTime.class), now);
+                Duration limit = reader.duration("outbox.health.max-pending-age." + type, defaultLimit);
+                response.withData("oldestPendingSeconds." + type, age.toSeconds());
+                if (age.compareTo(limit) > 0) {
+                    response.down().withData("late." + type, "oldest pending is " + age.toSeconds()
+                            + " s old, allowed " + limit.toSeconds() + " s");
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            return HealthCheckResponse.named("outbox-backlog").down()
+                    .withData("error", e.getClass().getSimpleName()).build();
+        }
+        return response.build();
+    }
+}

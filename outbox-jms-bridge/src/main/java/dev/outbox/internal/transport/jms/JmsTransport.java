@@ -1,0 +1,103 @@
+package dev.outbox.internal.transport.jms;
+
+import dev.outbox.internal.config.SettingReader;
+import dev.outbox.OutboxEvent;
+import dev.outbox.spi.OutboundEvent;
+import dev.outbox.spi.SendDeadline;
+import dev.outbox.spi.SendResult;
+import dev.outbox.spi.Transport;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+
+/**
+ * Delivers to JMS through the platform's default connection factory. Messages are persistent; each batch goes
+ * in one JTA transaction of its own ({@link JmsBatch}), whose commit is the broker's acknowledgement of every
+ * message in it. The JMS message id is the broker id recorded on the row (R4.2, R4.7).
+ *
+ * <p>Destinations are JNDI names: {@code outbox.jms.destination} for every event type (default
+ * {@code java:app/jms/OutboxEvents}), or {@code outbox.jms.destination.<EventType>} for one type. The
+ * application defines them, typically with {@code @JMSDestinationDefinition}. The connection factory is
+ * {@code outbox.jms.connection-factory} (default {@code java:comp/DefaultJMSConnectionFactory}, which both Open
+ * Liberty and WildFly bind).
+ */
+@ApplicationScoped
+public class JmsTransport implements Transport {
+
+    private static final Logger LOG = Logger.getLogger(JmsTransport.class.getName());
+    static final String DEFAULT_DESTINATION = "java:app/jms/OutboxEvents";
+    static final String DEFAULT_CONNECTION_FACTORY = "java:comp/DefaultJMSConnectionFactory";
+
+    @Inject
+    JmsBatch batch;
+
+    private Config config;
+    private int maxMessageBytes;
+    private String connectionFactory;
+
+    @PostConstruct
+    void configure() {
+        config = ConfigProvider.getConfig();
+        SettingReader reader = new SettingReader(name -> config.getOptionalValue(name, String.class));
+        maxMessageBytes = reader.integer("outbox.jms.max-message-bytes", 1_048_576, 1, Integer.MAX_VALUE);
+        connectionFactory = config.getOptionalValue("outbox.jms.connection-factory", String.class)
+                .filter(name -> !name.isBlank()).orElse(DEFAULT_CONNECTION_FACTORY);
+    }
+
+    @Override
+    public String name() {
+        return "jms";
+    }
+
+    /**
+     * Sends the batch in one transaction: the broker syncs once per batch instead of once per message, and the
+     * commit is its acknowledgement of every message in it. A failed commit, or no connection at all, makes
+     * every message the broker had accepted an unknown outcome and the rest a transient failure: all retried
+     * with the same event ids.
+     */
+    @Override
+    public List<SendResult> send(List<OutboundEvent> events, SendDeadline deadline) {
+        List<SendResult> results = new ArrayList<>(events.size());
+        try {
+            batch.send(connectionFactory, events, deadline, this::destinationName, maxMessageBytes, results);
+        } catch (RuntimeException e) {
+            // No connection (engine down), or the commit failed: nothing of this batch is known to be on the broker.
+            // The broker's message names the cause; it never holds a payload (R6.3).
+            LOG.warning(() -> "JMS send failed for a batch of " + events.size() + " (" + results.size()
+                    + " handed to the broker): " + e.getClass().getName() + ": " + rootMessage(e));
+            results.replaceAll(r -> r instanceof SendResult.Delivered
+                    ? new SendResult.UnknownOutcome(e.getClass().getSimpleName()) : r);
+            while (results.size() < events.size()) {
+                results.add(new SendResult.TransientFailure(e.getClass().getSimpleName()));
+            }
+        }
+        return results;
+    }
+
+    @Override
+    public String destinationOf(OutboxEvent event) {
+        return "jms:" + destinationName(event);
+    }
+
+    /** Read per send, not cached: an operator can re-point a destination while the server runs. */
+    private String destinationName(OutboxEvent event) {
+        return config.getOptionalValue("outbox.jms.destination." + event.eventType(), String.class)
+                .or(() -> config.getOptionalValue("outbox.jms.destination", String.class))
+                .orElse(DEFAULT_DESTINATION);
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == e ? String.valueOf(e.getMessage()) : e.getMessage() + " / " + root.getClass().getSimpleName()
+                + ": " + root.getMessage();
+    }
+}

@@ -1,0 +1,23 @@
+package dev.outbox;
+
+/**
+ * The message properties (JMS) and record headers (Kafka) an outbox message carries, read by the inbox on the
+ * consumer side. Names are Java identifiers, as JMS requires; on Kafka each header value is UTF-8 text. The
+ * body is the payload JSON exactly as recorded.
+ */
+public final class OutboxHeaders {
+
+    public static final String EVENT_ID = "outboxEventId";
+    public static final String EVENT_TYPE = "outboxEventType";
+    public static final String AGGREGATE_TYPE = "outboxAggregateType";
+    public static final String AGGREGATE_ID = "outboxAggregateId";
+    public static final String AGGREGATE_VERSION = "outboxAggregateVersion";
+    public static final String SCHEMA_VERSION = "outboxSchemaVersion";
+    /** The event type's ordering policy, {@code strict} or {@code independent} (R4.6): consumers gate only strict types. */
+    public static final String ORDERING = "outboxOrdering";
+    /** Set instead of a body when the event stores its body by reference (R3.5). */
+    public static final String PAYLOAD_REFERENCE = "outboxPayloadReference";
+
+    private OutboxHeaders() {
+    }
+}

@@ -1,0 +1,18 @@
+package dev.outbox.internal.config;
+
+/** A configuration value is unusable; thrown at start-up so the application does not start half-configured. */
+public class InvalidSettingException extends RuntimeException {
+
+    private final String name;
+
+    public InvalidSettingException(String name, String rule, String value) {
+        super("server.xml variable " + name + " (MicroProfile Config property " + name + ") " + rule
+                + ", was '" + value + "'");
+        this.name = name;
+    }
+
+    /** The variable's name, such as {@code outbox.payload.max-bytes}. */
+    public String name() {
+        return name;
+    }
+}

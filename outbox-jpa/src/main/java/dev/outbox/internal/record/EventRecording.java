@@ -1,0 +1,200 @@
+package dev.outbox.internal.record;
+
+import dev.outbox.DuplicateEventVersionException;
+import dev.outbox.EventId;
+import dev.outbox.InvalidEventException;
+import dev.outbox.NoTransactionException;
+import dev.outbox.OutboxEvent;
+import dev.outbox.OutboxException;
+import dev.outbox.OutboxWriteException;
+import dev.outbox.Outboxed;
+import dev.outbox.internal.schema.OutboxTransactions;
+import dev.outbox.PublishingProtocol;
+import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.store.OutboxEventRow;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import jakarta.persistence.PersistenceException;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.stream.Collectors;
+
+/**
+ * What {@link dev.outbox.OutboxRecorder} does: validates a command's events, writes them in the caller's JTA
+ * transaction (buffered until the outermost {@link Outboxed} command returns), maps a failed insert to the API's
+ * exceptions and announces the ids after commit.
+ */
+@ApplicationScoped
+public class EventRecording {
+
+    private static final Logger LOG = Logger.getLogger(EventRecording.class.getName());
+    /** SQLSTATE of a unique-key violation, the same on H2 and PostgreSQL. */
+    private static final String UNIQUE_VIOLATION = "23505";
+
+    @PersistenceContext(unitName = "outbox")
+    EntityManager entityManager;
+
+    @Inject
+    OutboxTransactions transactions;
+
+    @Inject
+    OutboxSettings settings;
+
+    @Inject
+    PublishingProtocol protocol;
+
+    @Inject
+    Event<OutboxCommitted> committed;
+
+    /** See {@link dev.outbox.OutboxRecorder#record(List)}. */
+    public List<EventId> record(List<OutboxEvent> events) {
+        requireActiveTransaction();
+        try {
+            new EventValidation(settings.maxPayloadBytes()).check(events);
+        } catch (InvalidEventException e) {
+            transactions.registry().setRollbackOnly();
+            throw e;
+        }
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        List<OutboxEventRow> rows = new ArrayList<>(events.size());
+        List<EventId> ids = new ArrayList<>(events.size());
+        for (OutboxEvent event : events) {
+            EventId id = EventId.next();
+            ids.add(id);
+            // R8.3: the protocol is bound per event when it is recorded, so a switch-over never sends it twice.
+            rows.add(OutboxEventRow.pending(id, event, now, !protocol.outboxPublishes(event.eventType())));
+        }
+        PendingEvents pending = pending();
+        pending.recorded(ids);
+        if (pending.insideCommand()) {
+            pending.buffer(rows);
+        } else {
+            write(rows);
+        }
+        return ids;
+    }
+
+    /** Runs an {@link Outboxed} command's body; called by the interceptor inside the transaction. */
+    public <T> T command(Callable<T> body) throws Exception {
+        requireActiveTransaction();
+        PendingEvents pending = pending();
+        pending.enterCommand();
+        T result;
+        try {
+            result = body.call();
+        } catch (RuntimeException | Error e) {
+            // @Transactional rolls back on these: the buffered events must not be written.
+            if (pending.exitCommand()) {
+                pending.discardBuffered();
+            }
+            throw e;
+        } catch (Exception checked) {
+            // @Transactional commits on a checked exception, so the events commit with the business change.
+            if (pending.exitCommand()) {
+                try {
+                    write(pending.takeBuffered());
+                } catch (OutboxException e) {
+                    e.addSuppressed(checked);
+                    throw e;
+                }
+            }
+            throw checked;
+        }
+        if (pending.exitCommand()) {
+            write(pending.takeBuffered());
+        }
+        return result;
+    }
+
+    private void write(List<OutboxEventRow> rows) {
+        if (rows.isEmpty()) {
+            return;
+        }
+        try {
+            rows.forEach(entityManager::persist);
+            // Flush now, not at commit: a violated key must fail the command, not a commit that already ran
+            // the business change's side effects (R3.1).
+            entityManager.flush();
+        } catch (PersistenceException e) {
+            transactions.registry().setRollbackOnly();
+            String events = rows.stream().map(row -> row.eventId() + " " + row.event().describe())
+                    .collect(Collectors.joining(", "));
+            LOG.warning(() -> "outbox insert failed, transaction marked rollback-only: " + events);
+            if (UNIQUE_VIOLATION.equals(sqlState(e))) {
+                throw new DuplicateEventVersionException(events, e);
+            }
+            throw new OutboxWriteException(events, e);
+        }
+    }
+
+    private void requireActiveTransaction() {
+        int status = transactions.registry().getTransactionStatus();
+        if (status == Status.STATUS_NO_TRANSACTION) {
+            throw new NoTransactionException();
+        }
+        if (status != Status.STATUS_ACTIVE) {
+            throw new OutboxException("the caller's transaction can no longer commit (JTA status " + status
+                    + "); nothing was written");
+        }
+    }
+
+    /** This transaction's pending events; the first call registers the after-commit wake-up. */
+    private PendingEvents pending() {
+        PendingEvents pending = (PendingEvents) transactions.registry().getResource(PendingEvents.class);
+        if (pending == null) {
+            pending = new PendingEvents();
+            transactions.registry().putResource(PendingEvents.class, pending);
+            PendingEvents ofThisTransaction = pending;
+            transactions.registry().registerInterposedSynchronization(new Synchronization() {
+                @Override
+                public void beforeCompletion() {
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                    if (status == Status.STATUS_COMMITTED) {
+                        announce(ofThisTransaction.recordedIds());
+                    }
+                }
+            });
+        }
+        return pending;
+    }
+
+    private void announce(List<EventId> ids) {
+        if (ids.isEmpty()) {
+            return;
+        }
+        try {
+            committed.fire(new OutboxCommitted(ids));
+        } catch (RuntimeException e) {
+            // The wake-up is a hint; the publisher's timer finds the rows anyway.
+            LOG.log(Level.WARNING, "outbox wake-up observer failed; the next publisher tick delivers", e);
+        }
+    }
+
+    private static String sqlState(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                for (SQLException s = sql; s != null; s = s.getNextException()) {
+                    if (s.getSQLState() != null) {
+                        return s.getSQLState();
+                    }
+                }
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,33 @@
+package dev.outbox.spi;
+
+import dev.outbox.EventId;
+import dev.outbox.Ordering;
+import dev.outbox.OutboxEvent;
+
+import java.time.OffsetDateTime;
+
+/**
+ * A claimed event on its way to the broker: the event as recorded, and the claim it travels under.
+ *
+ * @param id           the event id, sent as a message header so consumers deduplicate on it (R5.1)
+ * @param event        the event exactly as recorded; never rebuilt (R2.6)
+ * @param createdAt    when the business transaction recorded it
+ * @param attempt      the number of this delivery attempt, from 1
+ * @param leaseVersion the fencing token of this claim; the confirm only counts while it is unchanged (R4.2)
+ * @param shadow       recorded while its event type was in shadow mode: the application's old path sends it, the
+ *                     publisher only reports what it would send and never hands it to a transport (R8.3)
+ * @param ordering     its event type's ordering policy, sent with the message so consumers know it (R4.6)
+ */
+public record OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion,
+                            boolean shadow, Ordering ordering) {
+
+    /** An event the outbox publishes itself, of a strictly ordered type. */
+    public OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion) {
+        this(id, event, createdAt, attempt, leaseVersion, false, Ordering.STRICT);
+    }
+
+    /** How logs name this event: ids, versions and attempts, never the payload (R6.3). */
+    public String describe() {
+        return id + " " + event.describe() + " attempt " + attempt;
+    }
+}

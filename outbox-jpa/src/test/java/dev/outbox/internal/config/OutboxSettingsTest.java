@@ -1,0 +1,80 @@
+package dev.outbox.internal.config;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class OutboxSettingsTest {
+
+    private static OutboxSettings read(Map<String, String> values) {
+        return OutboxSettings.read(name -> Optional.ofNullable(values.get(name)));
+    }
+
+    @Test
+    void defaultsApplyWhenNothingIsSet() {
+        OutboxSettings settings = read(Map.of());
+        assertEquals(65_536, settings.maxPayloadBytes());
+        assertFalse(settings.createSchema());
+        assertEquals("java:comp/DefaultDataSource", settings.dataSource());
+        assertEquals("auto", settings.dialect());
+    }
+
+    @Test
+    void valuesAreReadAndTrimmed() {
+        OutboxSettings settings = read(Map.of("outbox.payload.max-bytes", " 1024 ", "outbox.schema.create", "TRUE",
+                "outbox.dialect", "PostgreSQL"));
+        assertEquals(1024, settings.maxPayloadBytes());
+        assertTrue(settings.createSchema());
+        assertEquals("postgresql", settings.dialect());
+    }
+
+    @Test
+    void aBadValueNamesTheServerXmlVariableAndTheValue() {
+        InvalidSettingException e = assertThrows(InvalidSettingException.class,
+                () -> read(Map.of("outbox.payload.max-bytes", "64k")));
+        assertEquals("outbox.payload.max-bytes", e.name());
+        assertTrue(e.getMessage().contains("server.xml variable outbox.payload.max-bytes"), e.getMessage());
+        assertTrue(e.getMessage().contains("'64k'"), e.getMessage());
+    }
+
+    @Test
+    void outOfRangeAndUnknownValuesAreRefused() {
+        assertThrows(InvalidSettingException.class, () -> read(Map.of("outbox.payload.max-bytes", "0")));
+        assertThrows(InvalidSettingException.class, () -> read(Map.of("outbox.payload.max-bytes", "2000000")));
+        assertEquals("outbox.schema.create",
+                assertThrows(InvalidSettingException.class, () -> read(Map.of("outbox.schema.create", "yes"))).name());
+        assertEquals("outbox.dialect",
+                assertThrows(InvalidSettingException.class, () -> read(Map.of("outbox.dialect", "oracle"))).name());
+    }
+
+    @Test
+    void durationsAreIso8601AndABadOneNamesTheVariable() {
+        SettingReader reader = new SettingReader(name -> Optional.of(name.equals("a") ? "P7D" : "7 days"));
+        assertEquals(java.time.Duration.ofDays(7), reader.duration("a", java.time.Duration.ZERO));
+        InvalidSettingException e = assertThrows(InvalidSettingException.class,
+                () -> reader.duration("outbox.cleanup.delivered-retention", java.time.Duration.ZERO));
+        assertTrue(e.getMessage().contains("outbox.cleanup.delivered-retention"), e.getMessage());
+    }
+
+    /**
+     * Issue 16 item 5: each held delivery costs one of the broker's deliveries and a 250 ms pause; a gap window
+     * longer than that budget would end with the held message on the broker's dead-letter destination.
+     */
+    @Test
+    void aGapWindowTheBrokersRedeliveryBudgetCannotCoverStopsTheStart() {
+        InvalidSettingException e = assertThrows(InvalidSettingException.class,
+                () -> read(Map.of("outbox.inbox.gap-window-ms", "5000")));
+        assertEquals("outbox.inbox.gap-window-ms", e.name());
+        assertTrue(e.getMessage().contains("outbox.inbox.broker-max-deliveries") && e.getMessage().contains("2250"),
+                e.getMessage());
+        assertEquals(5000, read(Map.of("outbox.inbox.gap-window-ms", "5000", "outbox.inbox.broker-max-deliveries", "30"))
+                .inboxGapWindow().toMillis(), "a broker that redelivers 30 times covers 5 s");
+        assertEquals(2000, read(Map.of()).inboxGapWindow().toMillis(), "the defaults fit: 2000 ms < 9 x 250 ms");
+    }
+}

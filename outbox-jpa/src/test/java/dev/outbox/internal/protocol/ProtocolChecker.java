@@ -1,0 +1,657 @@
+package dev.outbox.internal.protocol;
+
+import dev.outbox.EventId;
+import dev.outbox.Ordering;
+import dev.outbox.internal.inbox.InboxHolds;
+import dev.outbox.internal.inbox.VersionCheck;
+import dev.outbox.internal.inbox.VersionGate;
+import dev.outbox.internal.schema.ClaimRequest;
+import dev.outbox.internal.schema.Delivery;
+import dev.outbox.internal.schema.Dialect;
+import dev.outbox.spi.OutboundEvent;
+import dev.outbox.spi.SendResult;
+import dev.outbox.internal.transport.StrictRuns;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+/**
+ * A randomized checker of the whole protocol (issue 16), in the spirit of Jepsen, on a real database: writers,
+ * three publishers (the dialect's real claim, confirm, retry and park statements), a broker that delays, reorders,
+ * loses acks, duplicates and fails, two consumers behind the real inbox statements and version gate, cleanup,
+ * replays and repairs, publishers that crash, and time that passes (leases, backoffs, gap windows and retention
+ * all run out). At the end it checks the invariants against the history it recorded.
+ *
+ * <p>One thread picks every step with one seeded {@link Random}, and each step is a whole transaction, so a seed
+ * and a step count replay a run exactly. Time is the database's clock; every duration of the run is hours long,
+ * and a "time passes" step moves every timestamp of the tables back, so wall-clock time during the run never
+ * decides anything. What this does not explore: two transactions waiting on each other's locks (the statement
+ * tests race connections for that).
+ */
+public final class ProtocolChecker {
+
+    /** A deliberate bug, to show that the checker bites. */
+    public enum Mutation {
+        NONE,
+        /** The confirm without its claimer and lease version conditions (R4.2). */
+        CONFIRM_WITHOUT_CLAIMER,
+        /** Cleanup that deletes rows in any state (R8.1). */
+        CLEANUP_ANY_STATE,
+        /** The consumers gate independent types on versions too (R4.6, R5.7). */
+        INDEPENDENT_THROUGH_GATE
+    }
+
+    // Time moves in steps of 10, 70 or 200 minutes; every duration ends 5 minutes off that grid, so no comparison
+    // ever ties and the seconds a run really takes never decide one (a seed replays exactly).
+    private static final Duration LEASE = Duration.ofMinutes(65);
+    private static final Duration BACKOFF = Duration.ofMinutes(35);
+    /** Long against the steps that move time: the broker reorders only a few messages, never for hours. */
+    private static final Duration GAP_WINDOW = Duration.ofMinutes(24 * 60 + 5);
+    private static final Duration DELIVERED_RETENTION = Duration.ofMinutes(245);
+    private static final Duration MARK_RETENTION = Duration.ofMinutes(365);
+    private static final int AGGREGATES = 6;
+    /** Two consumers of every event, and one that reads only the independent type (a topic of its own). */
+    private static final List<String> CONSUMERS = List.of("shipping", "invoicing", "views");
+    private static final String INDEPENDENT_ONLY = "views";
+    private static final String STRICT_TYPE = "Paid";
+    private static final String INDEPENDENT_TYPE = "Noted";
+
+    private final Dialect dialect;
+    private final long seed;
+    private final Mutation mutation;
+    private final Random random;
+    private final Connection db;
+    private final Connection holds;
+
+    // The history the invariants are checked against.
+    private final Map<UUID, Recorded> committed = new LinkedHashMap<>();
+    private final Map<String, Long> versions = new HashMap<>();
+    private final List<String> violations = new ArrayList<>();
+    private final Map<UUID, Long> lastReplayedAt = new HashMap<>();
+    private final Map<UUID, Long> lastSentAt = new HashMap<>();
+    private final Map<UUID, List<String>> trail = new HashMap<>();
+    private long sequence;
+    private long ticks;
+    private long keptAboveHighWater;
+    private int steps;
+
+    // The world: publishers' batches in flight, and the broker's queue per consumer.
+    private final List<Publisher> publishers = new ArrayList<>();
+    private final Map<String, List<Message>> queues = new LinkedHashMap<>();
+
+    record Recorded(UUID id, String aggregateId, long version, String type) {
+    }
+
+    record Message(OutboundEvent event, long sentAt) {
+    }
+
+    private static final class Publisher {
+        final String claimer;
+        final Connection connection;
+        final Deque<List<OutboundEvent>> claimed = new ArrayDeque<>();
+        final Deque<Map<OutboundEvent, String>> sent = new ArrayDeque<>();
+
+        Publisher(String claimer, Connection connection) {
+            this.claimer = claimer;
+            this.connection = connection;
+        }
+    }
+
+    public ProtocolChecker(Supplier<Connection> connections, Dialect dialect, long seed, Mutation mutation)
+            throws SQLException {
+        this.dialect = dialect;
+        this.seed = seed;
+        this.mutation = mutation;
+        this.random = new Random(seed);
+        this.db = connections.get();
+        this.holds = connections.get();
+        for (int p = 0; p < 3; p++) {
+            publishers.add(new Publisher("p" + p, connections.get()));
+        }
+        CONSUMERS.forEach(c -> queues.put(c, new ArrayList<>()));
+        try (Statement create = db.createStatement()) {
+            create.execute("CREATE TABLE checker_effect (consumer VARCHAR(100) NOT NULL, event_id UUID NOT NULL,"
+                    + " aggregate_id VARCHAR(200) NOT NULL, aggregate_version BIGINT NOT NULL, seq BIGINT NOT NULL)");
+        }
+    }
+
+    /** Runs up to {@code maxSteps} steps or until {@code budget} has passed, then drains and checks. */
+    public Result run(int maxSteps, Duration budget) throws SQLException {
+        long deadline = System.nanoTime() + budget.toNanos();
+        while (steps < maxSteps && System.nanoTime() < deadline) {
+            step(true);
+            steps++;
+        }
+        int ran = steps;
+        drain();
+        check();
+        retentionEmptiesTheInbox();
+        return new Result(seed, ran, List.copyOf(violations), committed.size(), sequence, keptAboveHighWater);
+    }
+
+    /** What a run found: no violations means every invariant held. */
+    public record Result(long seed, int steps, List<String> violations, int events, long operations,
+                         long keptAboveHighWater) {
+
+        public String replay() {
+            return "-Dchecker.seed=" + seed + " -Dchecker.steps=" + steps;
+        }
+    }
+
+    private void step(boolean faults) throws SQLException {
+        int dice = random.nextInt(100);
+        Publisher publisher = publishers.get(random.nextInt(publishers.size()));
+        if (dice < 14) {
+            record();
+        } else if (dice < 26) {
+            claim(publisher);
+        } else if (dice < 38) {
+            send(publisher, faults);
+        } else if (dice < 50) {
+            confirm(publisher);
+        } else if (dice < 78) {
+            String consumer = CONSUMERS.get(random.nextInt(CONSUMERS.size()));
+            for (int n = 1 + random.nextInt(6); n > 0; n--) {
+                consume(consumer, faults);
+            }
+        } else if (dice < 83) {
+            timePasses();
+        } else if (dice < 87) {
+            cleanup();
+        } else if (dice < 91 && faults) {
+            replay();
+        } else if (dice < 94) {
+            repair();
+        } else if (dice < 96 && faults) {
+            crash(publisher);
+        } else {
+            claim(publisher);
+        }
+    }
+
+    // --- The actors -------------------------------------------------------------------------------------------
+
+    private void record() throws SQLException {
+        String aggregate = "a" + random.nextInt(AGGREGATES);
+        int count = 1 + random.nextInt(2);
+        OffsetDateTime now = Dialect.clock(db);
+        db.setAutoCommit(false);
+        List<Recorded> batch = new ArrayList<>();
+        try (PreparedStatement insert = db.prepareStatement("INSERT INTO outbox_event (event_id, aggregate_type,"
+                + " aggregate_id, aggregate_version, event_type, schema_version, payload, created_at, state,"
+                + " next_attempt_at) VALUES (?, 'Order', ?, ?, ?, 1, ?, ?, 'PENDING', ?)")) {
+            for (int i = 0; i < count; i++) {
+                long version = versions.merge(aggregate, 1L, Long::sum);
+                String type = random.nextInt(3) == 0 ? INDEPENDENT_TYPE : STRICT_TYPE;
+                UUID id = new UUID(random.nextLong(), random.nextLong());
+                insert.setObject(1, id);
+                insert.setString(2, aggregate);
+                insert.setLong(3, version);
+                insert.setString(4, type);
+                // A poison body parks at the broker (R4.5) until an operator repairs it.
+                insert.setString(5, random.nextInt(25) == 0 ? "{\"poison\":true}" : "{}");
+                // Distinct times: a claim cut between rows of the same time would take them in no defined order.
+                OffsetDateTime at = now.plusNanos(1_000L * ++ticks);
+                insert.setObject(6, at);
+                insert.setObject(7, at);
+                insert.executeUpdate();
+                batch.add(new Recorded(id, aggregate, version, type));
+            }
+            db.commit();
+        } finally {
+            db.setAutoCommit(true);
+        }
+        batch.forEach(r -> {
+            committed.put(r.id(), r);
+            note(r.id(), "recorded " + r.type() + " " + r.aggregateId() + "@" + r.version());
+        });
+    }
+
+    private void claim(Publisher publisher) throws SQLException {
+        Connection c = publisher.connection;
+        c.setAutoCommit(false);
+        try {
+            List<OutboundEvent> claimed = dialect.claim(c, new ClaimRequest(publisher.claimer, 1 + random.nextInt(5),
+                    LEASE, true, Set.of(INDEPENDENT_TYPE)));
+            // One lease end for the whole batch; spread it by microseconds so later claims see no ties.
+            OffsetDateTime leaseEnd = Dialect.clock(c).plus(LEASE);
+            for (OutboundEvent event : claimed) {
+                update(c, "UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?",
+                        leaseEnd.plusNanos(1_000L * (++ticks % 1_000_000)), event.id().value());
+            }
+            c.commit();
+            if (!claimed.isEmpty()) {
+                publisher.claimed.add(claimed);
+                claimed.forEach(e -> note(e.id().value(), publisher.claimer + " claimed lease " + e.leaseVersion()));
+            }
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    /** The broker: delivered, refused, an ack lost after the broker took it, or taken twice. */
+    private void send(Publisher publisher, boolean faults) {
+        List<OutboundEvent> batch = publisher.claimed.poll();
+        if (batch == null) {
+            return;
+        }
+        // The publisher's own wave logic (Routes uses it too): a strict run stops at its first failure.
+        List<SendResult> sent = StrictRuns.send(batch, wave -> wave.stream().map(e -> sendOne(e, faults)).toList());
+        Map<OutboundEvent, String> results = new LinkedHashMap<>();
+        for (int i = 0; i < batch.size(); i++) {
+            SendResult outcome = sent.get(i);
+            String result = outcome instanceof SendResult.Delivered ? "delivered"
+                    : outcome instanceof SendResult.PermanentFailure ? "permanent"
+                    : outcome instanceof SendResult.UnknownOutcome ? "unknown"
+                    : ((SendResult.TransientFailure) outcome).errorClass();
+            results.put(batch.get(i), result);
+            note(batch.get(i).id().value(), publisher.claimer + " sent: " + result);
+        }
+        publisher.sent.add(results);
+    }
+
+    private SendResult sendOne(OutboundEvent event, boolean faults) {
+        int dice = faults ? random.nextInt(100) : 99;
+        if (event.event().payload() != null && event.event().payload().contains("poison")) {
+            return new SendResult.PermanentFailure("Poison");
+        } else if (dice < 8) {
+            return new SendResult.TransientFailure("transient");
+        } else if (dice < 14) {
+            deliverToBroker(event);
+            return new SendResult.UnknownOutcome("unknown"); // the broker has it; the ack was lost
+        } else if (dice < 18) {
+            deliverToBroker(event);
+            deliverToBroker(event);
+        } else {
+            deliverToBroker(event);
+        }
+        return new SendResult.Delivered("m-" + sequence, null, null);
+    }
+
+    private static boolean reads(String consumer, String eventType) {
+        return !consumer.equals(INDEPENDENT_ONLY) || eventType.equals(INDEPENDENT_TYPE);
+    }
+
+    private void deliverToBroker(OutboundEvent event) {
+        long at = ++sequence;
+        lastSentAt.put(event.id().value(), at);
+        queues.forEach((consumer, queue) -> {
+            if (reads(consumer, event.event().eventType())) {
+                queue.add(new Message(event, at));
+            }
+        });
+    }
+
+    private void confirm(Publisher publisher) throws SQLException {
+        Map<OutboundEvent, String> results = publisher.sent.poll();
+        if (results == null) {
+            return;
+        }
+        Connection c = publisher.connection;
+        c.setAutoCommit(false);
+        try {
+            OffsetDateTime now = Dialect.clock(c);
+            List<Delivery> delivered = new ArrayList<>();
+            for (Map.Entry<OutboundEvent, String> entry : results.entrySet()) {
+                OutboundEvent event = entry.getKey();
+                switch (entry.getValue()) {
+                    case "delivered" -> delivered.add(new Delivery(event.id().value(), event.leaseVersion(),
+                            "m-" + sequence, null, null));
+                    case "permanent" -> update(c, Dialect.PARK, "Poison", event.id().value(), publisher.claimer,
+                            event.leaseVersion());
+                    default -> update(c, Dialect.RETRY_LATER, now.plus(BACKOFF).plusNanos(1_000L * (++ticks % 1_000_000)),
+                            entry.getValue(), event.id().value(),
+                            publisher.claimer, event.leaseVersion());
+                }
+            }
+            Set<UUID> confirmed = mutation == Mutation.CONFIRM_WITHOUT_CLAIMER
+                    ? confirmWithoutClaimer(c, now, delivered) : dialect.confirm(c, publisher.claimer, now, delivered);
+            c.commit();
+            delivered.forEach(d -> note(d.eventId(), publisher.claimer + (confirmed.contains(d.eventId())
+                    ? " confirmed" : " lost its lease before the confirm")));
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    private Set<UUID> confirmWithoutClaimer(Connection c, OffsetDateTime now, List<Delivery> delivered)
+            throws SQLException {
+        Set<UUID> confirmed = new HashSet<>();
+        for (Delivery d : delivered) {
+            if (update(c, "UPDATE outbox_event SET state = 'DELIVERED', delivered_at = ?, lease_until = NULL"
+                    + " WHERE event_id = ? AND state = 'PENDING'", now, d.eventId()) == 1) {
+                confirmed.add(d.eventId());
+            }
+        }
+        return confirmed;
+    }
+
+    /** A publisher's JVM dies: whatever it claimed or sent is never confirmed; its leases must run out (R4.3). */
+    private void crash(Publisher publisher) {
+        publisher.claimed.forEach(b -> b.forEach(e -> note(e.id().value(), publisher.claimer + " crashed holding it")));
+        publisher.sent.forEach(b -> b.keySet().forEach(e -> note(e.id().value(), publisher.claimer + " crashed before the confirm")));
+        publisher.claimed.clear();
+        publisher.sent.clear();
+    }
+
+    /** A consumer takes one of the first messages of its queue (the broker reorders), through the inbox. */
+    private void consume(String consumer, boolean faults) throws SQLException {
+        List<Message> queue = queues.get(consumer);
+        if (queue.isEmpty()) {
+            return;
+        }
+        int index = random.nextInt(Math.min(3, queue.size()));
+        Message message = queue.get(index);
+        OutboundEvent event = message.event();
+        UUID id = event.id().value();
+        boolean failAfterEffect = faults && random.nextInt(20) == 0;
+        db.setAutoCommit(false);
+        try {
+            OffsetDateTime now = Dialect.clock(db);
+            if (!dialect.markProcessed(db, consumer, id, "Order", event.event().aggregateId(),
+                    event.event().aggregateVersion(), now, now.plus(MARK_RETENTION))) {
+                db.commit();
+                queue.remove(index);
+                note(id, consumer + " absorbed a duplicate");
+                return;
+            }
+            Ordering ordering = mutation == Mutation.INDEPENDENT_THROUGH_GATE ? Ordering.STRICT : event.ordering();
+            VersionCheck.Verdict verdict = new VersionGate(dialect, GAP_WINDOW, this::heldFor).pass(db, consumer,
+                    event.id(), "Order", event.event().aggregateId(), event.event().aggregateVersion(), ordering);
+            switch (verdict) {
+                case HOLD -> {
+                    db.rollback();
+                    note(id, consumer + " held it");
+                    return; // the message stays: the broker redelivers it later
+                }
+                case STALE -> {
+                    db.commit();
+                    queue.remove(index);
+                    note(id, consumer + " skipped it as stale");
+                    return;
+                }
+                default -> {
+                    try (PreparedStatement effect = db.prepareStatement("INSERT INTO checker_effect (consumer,"
+                            + " event_id, aggregate_id, aggregate_version, seq) VALUES (?, ?, ?, ?, ?)")) {
+                        effect.setString(1, consumer);
+                        effect.setObject(2, id);
+                        effect.setString(3, event.event().aggregateId());
+                        effect.setLong(4, event.event().aggregateVersion());
+                        effect.setLong(5, ++sequence);
+                        effect.executeUpdate();
+                    }
+                    if (failAfterEffect) {
+                        db.rollback(); // R7.6: the mark rolls back with the change
+                        note(id, consumer + " failed after its change");
+                        return;
+                    }
+                    db.commit();
+                    queue.remove(index);
+                    note(id, consumer + " applied it (" + verdict + ")");
+                }
+            }
+        } finally {
+            db.setAutoCommit(true);
+        }
+    }
+
+    private Duration heldFor(String consumer, EventId eventId) {
+        try {
+            return InboxHolds.heldFor(holds, dialect, consumer, eventId); // autocommit: the hold outlives a HOLD
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Time passes for everyone: leases, backoffs, holds and retention come due, by the database's clock. */
+    private void timePasses() throws SQLException {
+        timePasses(List.of(10L, 70L, 200L).get(random.nextInt(3)));
+    }
+
+    private void timePasses(long minutes) throws SQLException {
+        String back = " - INTERVAL '" + minutes + "' MINUTE"; // SQL-standard: H2 and PostgreSQL both read it
+        update(db, "UPDATE outbox_event SET created_at = created_at" + back + ", next_attempt_at = next_attempt_at"
+                + back + ", lease_until = lease_until" + back + ", delivered_at = delivered_at" + back);
+        update(db, "UPDATE processed_event SET processed_at = processed_at" + back + ", retain_until = retain_until" + back);
+        update(db, "UPDATE inbox_hold SET held_since = held_since" + back);
+        note(null, "time passed: " + minutes + " minutes");
+    }
+
+    /** One cleanup run; every row it deletes must have been delivered and past retention (R8.1). */
+    private void cleanup() throws SQLException {
+        OffsetDateTime now = Dialect.clock(db);
+        OffsetDateTime cutOff = now.minus(DELIVERED_RETENTION);
+        Map<UUID, String> before = states();
+        String delete = mutation == Mutation.CLEANUP_ANY_STATE
+                ? "DELETE FROM outbox_event WHERE created_at < ? AND event_id IN (SELECT event_id FROM outbox_event"
+                + " WHERE created_at < ? ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY)"
+                : Dialect.DELETE_DELIVERED_BATCH;
+        update(db, delete, cutOff, cutOff, 5);
+        Map<UUID, String> after = states();
+        for (Map.Entry<UUID, String> row : before.entrySet()) {
+            if (!after.containsKey(row.getKey())) {
+                note(row.getKey(), "cleanup deleted it in state " + row.getValue());
+                if (!row.getValue().startsWith("DELIVERED")) {
+                    violations.add("cleanup deleted " + describe(row.getKey()) + " in state " + row.getValue());
+                }
+            }
+        }
+        update(db, Dialect.DELETE_PROCESSED_BATCH, now, now, 5);
+        update(db, Dialect.DELETE_EXPIRED_HOLDS_BATCH, now.minus(MARK_RETENTION), now.minus(MARK_RETENTION), 5);
+    }
+
+    private Map<UUID, String> states() throws SQLException {
+        Map<UUID, String> states = new HashMap<>();
+        try (PreparedStatement select = db.prepareStatement("SELECT event_id, state FROM outbox_event");
+             ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                states.put(rs.getObject(1, UUID.class), rs.getString(2));
+            }
+        }
+        return states;
+    }
+
+    /** An operator replays one delivered event with its own id (R9.3); it must be sent again. */
+    private void replay() throws SQLException {
+        UUID id = pick("SELECT event_id FROM outbox_event WHERE state = 'DELIVERED' ORDER BY event_id");
+        if (id != null && update(db, Dialect.REPLAY_ONE, Dialect.clock(db), id) == 1) {
+            lastReplayedAt.put(id, ++sequence);
+            note(id, "replayed");
+        }
+    }
+
+    /** An operator repairs one parked event's body and resumes it with its own id (R6.6). */
+    private void repair() throws SQLException {
+        UUID id = pick("SELECT event_id FROM outbox_event WHERE state = 'PARKED' ORDER BY event_id");
+        if (id != null) {
+            update(db, Dialect.FIX_PARKED, "{}", null, 1, id);
+            update(db, Dialect.RESUME_PARKED, Dialect.clock(db), id);
+            note(id, "repaired and resumed");
+        }
+    }
+
+    private UUID pick(String sql) throws SQLException {
+        List<UUID> ids = new ArrayList<>();
+        try (PreparedStatement select = db.prepareStatement(sql); ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                ids.add(rs.getObject(1, UUID.class));
+            }
+        }
+        return ids.isEmpty() ? null : ids.get(random.nextInt(ids.size()));
+    }
+
+    // --- The end: drain without new faults, then the invariants -------------------------------------------------
+
+    private void drain() throws SQLException {
+        for (int round = 0; round < 2_000 && !settled(); round++) {
+            if (round % 5 == 0) {
+                timePasses();
+            }
+            for (int i = 0; i < 60; i++) {
+                int dice = random.nextInt(100);
+                Publisher publisher = publishers.get(random.nextInt(publishers.size()));
+                if (dice < 25) {
+                    claim(publisher);
+                } else if (dice < 50) {
+                    send(publisher, false);
+                } else if (dice < 70) {
+                    confirm(publisher);
+                } else if (dice < 97) {
+                    for (String consumer : CONSUMERS) {
+                        for (int n = 0; n < 10; n++) {
+                            consume(consumer, false);
+                        }
+                    }
+                } else {
+                    repair();
+                }
+            }
+        }
+    }
+
+    private boolean settled() throws SQLException {
+        boolean queuesEmpty = queues.values().stream().allMatch(List::isEmpty);
+        boolean inFlight = publishers.stream().anyMatch(p -> !p.claimed.isEmpty() || !p.sent.isEmpty());
+        return queuesEmpty && !inFlight && count("outbox_event WHERE state <> 'DELIVERED'") == 0;
+    }
+
+    private void check() throws SQLException {
+        if (!settled()) {
+            violations.add("not settled after the drain: " + count("outbox_event WHERE state = 'PENDING'") + " pending, "
+                    + count("outbox_event WHERE state = 'PARKED'") + " parked, messages queued "
+                    + queues.values().stream().mapToInt(List::size).sum());
+        }
+        Map<String, List<long[]>> applied = new HashMap<>(); // consumer/aggregate -> [version, seq]
+        Map<String, Integer> effects = new HashMap<>();
+        try (PreparedStatement select = db.prepareStatement("SELECT consumer, event_id, aggregate_id, aggregate_version,"
+                + " seq FROM checker_effect ORDER BY seq"); ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                effects.merge(rs.getString(1) + "/" + rs.getObject(2, UUID.class), 1, Integer::sum);
+                applied.computeIfAbsent(rs.getString(1) + "/" + rs.getString(3), k -> new ArrayList<>())
+                        .add(new long[] {rs.getLong(4), rs.getLong(5)});
+            }
+        }
+        for (Recorded event : committed.values()) {
+            for (String consumer : CONSUMERS) {
+                if (!reads(consumer, event.type())) {
+                    continue;
+                }
+                int times = effects.getOrDefault(consumer + "/" + event.id(), 0);
+                if (times != 1) {
+                    violations.add(consumer + " applied " + describe(event.id()) + " " + times + " times, not once");
+                }
+            }
+        }
+        // Strict types in version order, with no version missing: every earlier version applied before it (R5.7).
+        for (Recorded event : committed.values()) {
+            if (!event.type().equals(STRICT_TYPE)) {
+                continue;
+            }
+            for (String consumer : CONSUMERS) {
+                if (consumer.equals(INDEPENDENT_ONLY)) {
+                    continue;
+                }
+                List<long[]> seen = applied.getOrDefault(consumer + "/" + event.aggregateId(), List.of());
+                long at = seen.stream().filter(v -> v[0] == event.version()).mapToLong(v -> v[1]).findFirst().orElse(-1);
+                for (long earlier = 1; at >= 0 && earlier < event.version(); earlier++) {
+                    long version = earlier;
+                    boolean before = seen.stream().anyMatch(v -> v[0] == version && v[1] < at);
+                    if (!before) {
+                        violations.add(consumer + " applied strict " + describe(event.id()) + " before version " + version
+                                + " of its aggregate");
+                    }
+                }
+            }
+        }
+        for (Map.Entry<UUID, Long> replay : lastReplayedAt.entrySet()) {
+            if (lastSentAt.getOrDefault(replay.getKey(), 0L) < replay.getValue()) {
+                violations.add("replayed " + describe(replay.getKey()) + " was never sent again");
+            }
+        }
+    }
+
+    /**
+     * Nothing piles up: once everything is past retention, cleanup leaves no hold and no inbox mark of a consumer
+     * that sees every version of its aggregates (R5.6, R8.1). The consumer that reads only the independent type
+     * keeps its marks above its high-water mark (a known limit): they are counted, not checked.
+     */
+    private void retentionEmptiesTheInbox() throws SQLException {
+        for (int i = 0; i < 4; i++) {
+            timePasses(200);
+        }
+        OffsetDateTime now = Dialect.clock(db);
+        for (int round = 0; round < 1_000; round++) {
+            int deleted = update(db, Dialect.DELETE_PROCESSED_BATCH, now, now, 1_000)
+                    + update(db, Dialect.DELETE_EXPIRED_HOLDS_BATCH, now.minus(MARK_RETENTION), now.minus(MARK_RETENTION), 1_000);
+            if (deleted == 0) {
+                break;
+            }
+        }
+        long marks = count("processed_event WHERE consumer <> '" + INDEPENDENT_ONLY + "'");
+        long holdsLeft = count("inbox_hold");
+        if (marks + holdsLeft > 0) {
+            violations.add("after their retention, cleanup left " + marks + " inbox marks and " + holdsLeft + " holds");
+        }
+        keptAboveHighWater = count("processed_event WHERE consumer = '" + INDEPENDENT_ONLY + "'");
+    }
+
+    // --- Helpers --------------------------------------------------------------------------------------------
+
+    private long count(String from) throws SQLException {
+        try (PreparedStatement select = db.prepareStatement("SELECT COUNT(*) FROM " + from);
+             ResultSet rs = select.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static int update(Connection c, String sql, Object... values) throws SQLException {
+        try (PreparedStatement statement = c.prepareStatement(sql)) {
+            for (int i = 0; i < values.length; i++) {
+                statement.setObject(i + 1, values[i]);
+            }
+            return statement.executeUpdate();
+        }
+    }
+
+    private void note(UUID id, String what) {
+        if (id == null) {
+            return;
+        }
+        trail.computeIfAbsent(id, k -> new ArrayList<>()).add("#" + steps + " " + what);
+    }
+
+    /** An event with what happened to it, for a failure message that explains itself. */
+    private String describe(UUID id) {
+        Recorded event = committed.get(id);
+        String name = event == null ? id.toString() : event.type() + " " + event.aggregateId() + "@" + event.version()
+                + " (" + id + ")";
+        List<String> story = trail.getOrDefault(id, List.of());
+        return name + " [" + String.join("; ", story.subList(Math.max(0, story.size() - 12), story.size())) + "]";
+    }
+
+    public void close() throws SQLException {
+        for (Publisher publisher : publishers) {
+            publisher.connection.close();
+        }
+        holds.close();
+        db.close();
+    }
+}

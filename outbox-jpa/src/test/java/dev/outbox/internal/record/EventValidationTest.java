@@ -1,0 +1,116 @@
+package dev.outbox.internal.record;
+
+import dev.outbox.InvalidEventException;
+import dev.outbox.OutboxEvent;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.net.URI;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class EventValidationTest {
+
+    private final EventValidation validation = new EventValidation(100);
+
+    private static OutboxEvent event(String aggregateType, String aggregateId, long version, String eventType,
+                                     String payload) {
+        return OutboxEvent.of(aggregateType, aggregateId, version, eventType, payload);
+    }
+
+    private String rejectedField(OutboxEvent event) {
+        return assertThrows(InvalidEventException.class, () -> validation.check(List.of(event)),
+                "should be rejected: " + event).field();
+    }
+
+    @Test
+    void aWellFormedEventPasses() {
+        assertDoesNotThrow(() -> validation.check(List.of(event("Order", "o-1", 1, "OrderPlaced", "{\"a\":1}"))));
+    }
+
+    @Test
+    void blankIdsAreRejectedByName() {
+        assertEquals("aggregateType", rejectedField(event(" ", "o-1", 1, "OrderPlaced", "{}")));
+        assertEquals("aggregateId", rejectedField(event("Order", "  ", 1, "OrderPlaced", "{}")));
+        assertEquals("aggregateId", rejectedField(event("Order", null, 1, "OrderPlaced", "{}")));
+        assertEquals("eventType", rejectedField(event("Order", "o-1", 1, "", "{}")));
+    }
+
+    @Test
+    void versionsBelowOneAreRejected() {
+        assertEquals("aggregateVersion", rejectedField(event("Order", "o-1", 0, "OrderPlaced", "{}")));
+        assertEquals("schemaVersion", rejectedField(event("Order", "o-1", 1, "OrderPlaced", "{}").withSchemaVersion(0)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"order placed", "1Order", "Order!", "Ordér", "a/b"})
+    void malformedEventTypesAreRejected(String type) {
+        InvalidEventException e = assertThrows(InvalidEventException.class,
+                () -> validation.check(List.of(event("Order", "o-1", 1, type, "{}"))));
+        assertEquals("eventType", e.field());
+        assertTrue(e.getMessage().contains("'" + type + "'"), "the message quotes the bad value: " + e.getMessage());
+    }
+
+    @Test
+    void dottedAndDashedEventTypesAreAccepted() {
+        assertDoesNotThrow(() -> validation.check(List.of(event("billing.Invoice", "i", 1, "invoice-issued.v2", "{}"))));
+    }
+
+    @Test
+    void aPayloadOverTheLimitIsRejectedAndTheMessageNamesTheSetting() {
+        String body = "{\"k\":\"" + "x".repeat(100) + "\"}";
+        InvalidEventException e = assertThrows(InvalidEventException.class,
+                () -> validation.check(List.of(event("Order", "o-1", 1, "OrderPlaced", body))));
+        assertEquals("payload", e.field());
+        assertTrue(e.getMessage().contains("outbox.payload.max-bytes"), e.getMessage());
+        assertFalse(e.getMessage().contains("xxxx"), "the payload itself never reaches the message (R6.3)");
+    }
+
+    @Test
+    void thePayloadLimitCountsUtf8BytesNotCharacters() {
+        // 40 three-byte characters: 120 bytes in 40 chars.
+        String body = "{\"k\":\"" + "\u20ac".repeat(40) + "\"}";
+        assertEquals("payload", rejectedField(event("Order", "o-1", 1, "OrderPlaced", body)));
+        assertEquals(4, EventValidation.utf8Length("\uD83D\uDE00"), "a surrogate pair is 4 bytes");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"not json", "{\"a\":", "[1,2]", "\"text\"", "{} {}", "{\"secret\":tru}"})
+    void aPayloadThatIsNotOneJsonObjectIsRejected(String payload) {
+        InvalidEventException e = assertThrows(InvalidEventException.class,
+                () -> validation.check(List.of(event("Order", "o-1", 1, "OrderPlaced", payload))));
+        assertEquals("payload", e.field());
+        assertFalse(e.getMessage().contains("secret"), "no payload content in the message: " + e.getMessage());
+    }
+
+    @Test
+    void exactlyOneOfPayloadAndReferenceIsRequired() {
+        assertEquals("payload", rejectedField(new OutboxEvent("Order", "o", 1, "T", 1, null, null)));
+        assertEquals("payload", rejectedField(new OutboxEvent("Order", "o", 1, "T", 1, "{}", URI.create("s3://b/k"))));
+        assertEquals("payloadReference", rejectedField(OutboxEvent.referencing("Order", "o", 1, "T", URI.create("relative/path"))));
+        assertDoesNotThrow(() -> validation.check(List.of(
+                OutboxEvent.referencing("Order", "o", 1, "T", URI.create("https://docs.example/orders/o/v1")))));
+    }
+
+    @Test
+    void eventsOfOneAggregateInOneCallMustHaveIncreasingVersions() {
+        InvalidEventException e = assertThrows(InvalidEventException.class, () -> validation.check(List.of(
+                event("Order", "o-1", 2, "A", "{}"), event("Order", "o-1", 2, "B", "{}"))));
+        assertEquals("aggregateVersion", e.field());
+        assertThrows(InvalidEventException.class, () -> validation.check(List.of(
+                event("Order", "o-1", 3, "A", "{}"), event("Order", "o-1", 2, "B", "{}"))));
+        assertDoesNotThrow(() -> validation.check(List.of(event("Order", "o-1", 2, "A", "{}"),
+                event("Order", "o-2", 2, "A", "{}"), event("Order", "o-1", 3, "B", "{}"))));
+    }
+
+    @Test
+    void anEmptyCallIsRejected() {
+        assertThrows(InvalidEventException.class, () -> validation.check(List.of()));
+    }
+}

@@ -1,0 +1,205 @@
+package dev.outbox.kafka;
+
+import dev.outbox.internal.inbox.kafka.DeadLetters;
+import dev.outbox.internal.inbox.kafka.InboxDelivery;
+import dev.outbox.internal.inbox.kafka.RecordHeaders;
+import dev.outbox.internal.transport.kafka.KafkaSettings;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.logging.Logger;
+
+/**
+ * A Kafka consumer behind the inbox that owns its poll loop, for consumers that must survive broker outages:
+ * one thread per subscription (from the platform's managed thread factory, so transactions and CDI work),
+ * each record through {@link InboxDelivery}, offsets committed synchronously only after every record of the
+ * poll is done with (R5.5). Any broker error (down, rebalanced, commit timed out) closes the consumer and
+ * opens a new one, which re-reads from the last committed offset: the inbox absorbs what it re-reads.
+ *
+ * <pre>{@code
+ * void start(@Observes Startup startup) {
+ *     kafkaInbox.subscribe("invoicing", "invoicing", "outbox.Order", invoicing::apply);
+ * }
+ * }</pre>
+ *
+ * <p>The broker is {@code outbox.kafka.bootstrap-servers}; {@code outbox.kafka.consumer.<property>} variables pass
+ * through to the consumer (security settings, max.poll.records). Prefer it to Reactive Messaging on Open Liberty:
+ * Liberty 26.0.0.3's {@code liberty-kafka} connector stops a channel for good when the broker goes away.
+ */
+@ApplicationScoped
+public class KafkaInbox {
+
+    private static final Logger LOG = Logger.getLogger(KafkaInbox.class.getName());
+    static final String PASS_THROUGH_PREFIX = "outbox.kafka.consumer.";
+
+    @Resource(lookup = "java:comp/DefaultManagedThreadFactory")
+    ManagedThreadFactory threads;
+
+    @Inject
+    InboxDelivery delivery;
+
+    @Inject
+    DeadLetters deadLetters;
+
+    private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
+    private String bootstrapServers;
+    private Map<String, Object> passThrough;
+
+    @PostConstruct
+    void configure() {
+        Config config = ConfigProvider.getConfig();
+        bootstrapServers = KafkaSettings.read(name -> config.getOptionalValue(name, String.class), List.of())
+                .bootstrapServers();
+        passThrough = new HashMap<>();
+        for (String name : config.getPropertyNames()) {
+            if (name.startsWith(PASS_THROUGH_PREFIX) && name.length() > PASS_THROUGH_PREFIX.length()) {
+                config.getOptionalValue(name, String.class)
+                        .ifPresent(v -> passThrough.put(name.substring(PASS_THROUGH_PREFIX.length()), v));
+            }
+        }
+    }
+
+    @PreDestroy
+    void stopAll() {
+        subscriptions.forEach(Subscription::stop);
+    }
+
+    /**
+     * Starts consuming {@code topic} as group {@code groupId}; {@code consumer} names the inbox's consumer
+     * ({@code processed_event.consumer}). Runs until the application stops.
+     */
+    public void subscribe(String consumer, String groupId, String topic, Consumer<InboxedEvent> change) {
+        Subscription subscription = new Subscription(consumer, groupId, topic, change);
+        subscriptions.add(subscription);
+        Thread thread = threads.newThread(subscription);
+        thread.setName("outbox-inbox-" + consumer);
+        thread.start();
+        LOG.info(() -> "consumer " + consumer + " reads " + topic + " from " + bootstrapServers + " as group " + groupId);
+    }
+
+    private Map<String, Object> consumerProperties(String groupId) {
+        Map<String, Object> properties = new HashMap<>(passThrough);
+        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        properties.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        // R5.5: offsets move only when this class commits them, after the inbox transactions committed.
+        properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        properties.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        properties.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "200");
+        properties.putIfAbsent(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
+        return properties;
+    }
+
+    /** One subscription's poll loop. */
+    private final class Subscription implements Runnable {
+
+        private final String consumer;
+        private final String groupId;
+        private final String topic;
+        private final Consumer<InboxedEvent> change;
+        private volatile boolean running = true;
+        private volatile KafkaConsumer<String, String> current;
+
+        Subscription(String consumer, String groupId, String topic, Consumer<InboxedEvent> change) {
+            this.consumer = consumer;
+            this.groupId = groupId;
+            this.topic = topic;
+            this.change = change;
+        }
+
+        void stop() {
+            running = false;
+            KafkaConsumer<String, String> open = current;
+            if (open != null) {
+                open.wakeup();
+            }
+        }
+
+        @Override
+        public void run() {
+            while (running) {
+                try (KafkaConsumer<String, String> kafka = new KafkaConsumer<>(consumerProperties(groupId),
+                        new StringDeserializer(), new StringDeserializer())) {
+                    current = kafka;
+                    kafka.subscribe(List.of(topic));
+                    while (running) {
+                        ConsumerRecords<String, String> records = kafka.poll(Duration.ofMillis(500));
+                        if (records.isEmpty()) {
+                            continue;
+                        }
+                        Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+                        for (ConsumerRecord<String, String> record : records) {
+                            handle(record);
+                            done.put(new TopicPartition(record.topic(), record.partition()),
+                                    new OffsetAndMetadata(record.offset() + 1));
+                        }
+                        kafka.commitSync(done);
+                    }
+                } catch (WakeupException | org.apache.kafka.common.errors.InterruptException e) {
+                    // stop() woke the consumer, or the platform interrupts its threads as the application stops
+                    running = false;
+                } catch (KafkaException e) {
+                    if (running) {
+                        // Uncommitted records come again from a new consumer; the inbox absorbs them (R5.5).
+                        LOG.warning(() -> "consumer " + consumer + " lost its Kafka consumer on " + topic + " ("
+                                + e.getClass().getName() + "); reconnecting from the last committed offset");
+                        pauseOrStop();
+                    }
+                } catch (RuntimeException e) {
+                    if (Thread.currentThread().isInterrupted()) {
+                        running = false;
+                    } else if (running) {
+                        LOG.severe(() -> "consumer " + consumer + " stopped reading " + topic + " on "
+                                + e.getClass().getName() + "; restarting from the last committed offset");
+                        pauseOrStop();
+                    }
+                } finally {
+                    current = null;
+                }
+            }
+        }
+
+        /** Waits a second before reconnecting; an interrupt means the application is stopping. */
+        private void pauseOrStop() {
+            try {
+                Thread.sleep(1_000);
+            } catch (InterruptedException e) {
+                running = false;
+            }
+        }
+
+        private void handle(ConsumerRecord<String, String> record) {
+            RecordHeaders headers = RecordHeaders.of(record);
+            InboxedEvent event = headers.event(record.value()).orElse(null);
+            if (event == null) {
+                // Not an outbox record: it cannot be deduplicated. Park it rather than loop on it (or drop it).
+                deadLetters.park(consumer, record.topic(), record.key(), record.value(), record.headers(),
+                        "NotAnOutboxRecord", headers.position(), "a record without a valid outbox event id");
+                return;
+            }
+            delivery.deliver(consumer, event, headers.position(), change, failure -> deadLetters.park(consumer,
+                    record.topic(), record.key(), record.value(), record.headers(), failure, headers.position(),
+                    event.describe()));
+        }
+    }
+}

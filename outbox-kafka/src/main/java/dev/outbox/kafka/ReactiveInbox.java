@@ -1,0 +1,123 @@
+package dev.outbox.kafka;
+
+import dev.outbox.internal.inbox.kafka.DeadLetters;
+import dev.outbox.internal.inbox.kafka.InboxDelivery;
+import dev.outbox.internal.inbox.kafka.RecordHeaders;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Headers;
+import org.eclipse.microprofile.reactive.messaging.Message;
+
+import java.lang.reflect.Method;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+import java.util.logging.Logger;
+
+/**
+ * The inbox for MicroProfile Reactive Messaging consumers on Kafka ({@code @Incoming} methods), with the
+ * guarantees of {@link InboxDelivery}: the offset is acknowledged only after the inbox transaction committed
+ * (R5.5). Use it as the whole body of the method:
+ *
+ * <pre>{@code
+ * @Incoming("order-events")
+ * public CompletionStage<Void> onEvent(Message<String> message) {
+ *     return inbox.process("loyalty", message, loyalty::apply);
+ * }
+ * }</pre>
+ *
+ * <p>It never nacks: on Open Liberty a nack stops the whole channel until restart. Note that Open Liberty
+ * 26.0.0.3's {@code liberty-kafka} connector also stops a channel for good when the broker goes away
+ * (CWMRX1002E, WakeupException): nothing is lost (offsets were committed only for what the inbox applied) and
+ * a restart resumes. Where consumers must ride out broker outages, use {@link dev.outbox.kafka.KafkaInbox}.
+ */
+@ApplicationScoped
+public class ReactiveInbox {
+
+    private static final Logger LOG = Logger.getLogger(ReactiveInbox.class.getName());
+
+    @Inject
+    InboxDelivery delivery;
+
+    @Inject
+    DeadLetters deadLetters;
+
+    /**
+     * Runs {@code change} once per event for {@code consumer}, in a transaction with the inbox mark, and answers
+     * the acknowledgement of {@code message} once that has committed (or the message was parked).
+     */
+    public CompletionStage<Void> process(String consumer, Message<String> message, Consumer<InboxedEvent> change) {
+        Source source = Source.of(message);
+        Optional<RecordHeaders> headers = Optional.ofNullable(source.headers())
+                .map(found -> new RecordHeaders(found, source.position()));
+        InboxedEvent event = headers.flatMap(h -> h.event(message.getPayload())).orElse(null);
+        String position = source.position();
+        String topic = source.topic();
+        String key = source.key();
+        Headers kafkaHeaders = source.headers();
+        if (event == null) {
+            deadLetters.park(consumer, topic, key, message.getPayload(), kafkaHeaders, "NotAnOutboxRecord", position,
+                    "a message without a valid outbox event id");
+        } else {
+            delivery.deliver(consumer, event, position, change, failure -> deadLetters.park(consumer, topic, key,
+                    message.getPayload(), kafkaHeaders, failure, position, event.describe()));
+        }
+        return acknowledge(consumer, message, position);
+    }
+
+    /**
+     * Acknowledges the offset. A commit that fails (the broker went away) must not fail the method: a failed
+     * stage stops the channel. The offset is committed with a later one, or the record comes again and the
+     * inbox absorbs it (R5.5).
+     */
+    private static CompletionStage<Void> acknowledge(String consumer, Message<String> message, String position) {
+        return message.ack().exceptionally(failure -> {
+            LOG.warning(() -> "consumer " + consumer + " could not commit the offset of " + position + " yet ("
+                    + failure.getClass().getSimpleName() + "); a later commit or a redelivery covers it");
+            return null;
+        });
+    }
+
+    /**
+     * Where a message came from: its topic, key, headers and position, so a parked one keeps its identity on the
+     * dead-letter topic (issue 16 item 8). Open Liberty's liberty-kafka unwraps a message to its ConsumerRecord;
+     * SmallRye's smallrye-kafka (WildFly) hands an IncomingKafkaRecord whose getters are found reflectively, so no
+     * server's type is named here.
+     */
+    record Source(String topic, String key, Headers headers, String position) {
+
+        static Source of(Message<?> message) {
+            ConsumerRecord<?, ?> record = unwrapped(message);
+            if (record != null) {
+                return new Source(record.topic(), record.key() == null ? null : record.key().toString(),
+                        record.headers(), record.topic() + "-" + record.partition() + "@" + record.offset());
+            }
+            Object topic = getter(message, "getTopic");
+            Object key = getter(message, "getKey");
+            Object headers = getter(message, "getHeaders");
+            Object partition = getter(message, "getPartition");
+            Object offset = getter(message, "getOffset");
+            return new Source(topic == null ? null : topic.toString(), key == null ? null : key.toString(),
+                    headers instanceof Headers found ? found : null,
+                    topic == null ? "?" : topic + "-" + partition + "@" + offset);
+        }
+
+        private static ConsumerRecord<?, ?> unwrapped(Message<?> message) {
+            try {
+                return message.unwrap(ConsumerRecord.class);
+            } catch (RuntimeException notLiberty) {
+                return null;
+            }
+        }
+
+        private static Object getter(Message<?> message, String name) {
+            try {
+                Method getter = message.getClass().getMethod(name);
+                return getter.invoke(message);
+            } catch (ReflectiveOperationException | RuntimeException notThere) {
+                return null; // some other connector's message
+            }
+        }
+    }
+}
