@@ -1,6 +1,6 @@
 package dev.outbox;
 
-import dev.outbox.internal.config.InvalidSettingException;
+import dev.outbox.internal.config.Settings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
@@ -25,12 +25,12 @@ import java.util.function.Function;
  *     legacySender.send(...);                             // the old path, until this type switches over
  * }
  * }</pre>
- * Read on every call, so a server.xml change switches a type over without a restart.
+ * Read on every call, so a configuration change switches a type over without a restart.
  */
 @ApplicationScoped
 public class PublishingProtocol {
 
-    static final String SETTING = "outbox.publisher.mode";
+    static final String SETTING = Settings.PUBLISHER_MODE.name();
 
     /** A wrong value stops the application at start, naming the variable, not at the first command. */
     void check(@Observes Startup startup) {
@@ -49,14 +49,6 @@ public class PublishingProtocol {
     }
 
     static boolean outboxPublishes(String eventType, Function<String, Optional<String>> settings) {
-        String name = SETTING + "." + eventType;
-        Optional<String> own = settings.apply(name).filter(v -> !v.isBlank());
-        String chosen = own.isPresent() ? name : SETTING;
-        String value = own.or(() -> settings.apply(SETTING)).orElse("publish").trim().toLowerCase(Locale.ROOT);
-        return switch (value) {
-            case "publish" -> true;
-            case "shadow" -> false;
-            default -> throw new InvalidSettingException(chosen, "must be publish or shadow", value);
-        };
+        return Settings.PUBLISHER_MODE.choice(settings, eventType).equals("publish");
     }
 }

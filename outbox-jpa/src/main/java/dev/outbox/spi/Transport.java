@@ -16,7 +16,7 @@ import java.util.List;
  */
 public interface Transport {
 
-    /** The name a server.xml variable selects it by: {@code jms} or {@code kafka}. */
+    /** The name the setting outbox.publisher.transport selects it by: {@code jms} or {@code kafka}. */
     String name();
 
     /**

@@ -1,5 +1,8 @@
 package dev.outbox.kafka;
 
+import java.util.function.Function;
+import java.util.Optional;
+import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.inbox.kafka.DeadLetters;
 import dev.outbox.internal.inbox.kafka.InboxDelivery;
 import dev.outbox.internal.inbox.kafka.RecordHeaders;
@@ -51,7 +54,6 @@ import java.util.logging.Logger;
 public class KafkaInbox {
 
     private static final Logger LOG = Logger.getLogger(KafkaInbox.class.getName());
-    static final String PASS_THROUGH_PREFIX = "outbox.kafka.consumer.";
 
     @Resource(lookup = "java:comp/DefaultManagedThreadFactory")
     ManagedThreadFactory threads;
@@ -69,15 +71,9 @@ public class KafkaInbox {
     @PostConstruct
     void configure() {
         Config config = ConfigProvider.getConfig();
-        bootstrapServers = KafkaSettings.read(name -> config.getOptionalValue(name, String.class), List.of())
-                .bootstrapServers();
-        passThrough = new HashMap<>();
-        for (String name : config.getPropertyNames()) {
-            if (name.startsWith(PASS_THROUGH_PREFIX) && name.length() > PASS_THROUGH_PREFIX.length()) {
-                config.getOptionalValue(name, String.class)
-                        .ifPresent(v -> passThrough.put(name.substring(PASS_THROUGH_PREFIX.length()), v));
-            }
-        }
+        Function<String, Optional<String>> source = name -> config.getOptionalValue(name, String.class);
+        bootstrapServers = Settings.KAFKA_BOOTSTRAP_SERVERS.text(source);
+        passThrough = new HashMap<>(Settings.KAFKA_CONSUMER.properties(source, config.getPropertyNames()));
     }
 
     @PreDestroy

@@ -1,5 +1,6 @@
 package dev.outbox.internal.publish;
 
+import dev.outbox.internal.config.Settings;
 import java.util.Locale;
 
 /**
@@ -30,7 +31,7 @@ public enum Failpoint {
         try {
             armed = valueOf(setting.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("server.xml variable outbox.failpoint names no failpoint: '" + setting
+            throw new IllegalStateException("setting " + Settings.FAILPOINT + " names no failpoint: '" + setting
                     + "'; use none or one of before-claim-commit, after-claim-before-send, "
                     + "after-send-before-confirm, before-confirm-commit, after-confirm");
         }

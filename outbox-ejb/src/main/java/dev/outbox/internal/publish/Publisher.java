@@ -1,5 +1,6 @@
 package dev.outbox.internal.publish;
 
+import dev.outbox.internal.config.Settings;
 import dev.outbox.OutboxEvent;
 import dev.outbox.internal.health.PublisherHeartbeat;
 import dev.outbox.internal.record.OutboxCommitted;
@@ -96,7 +97,7 @@ public class Publisher {
     void start() {
         Config config = ConfigProvider.getConfig();
         settings = PublisherSettings.read(name -> config.getOptionalValue(name, String.class));
-        Failpoint.arm(config.getOptionalValue("outbox.failpoint", String.class).orElse("none"));
+        Failpoint.arm(Settings.FAILPOINT.text(name -> config.getOptionalValue(name, String.class)));
         if (Failpoint.armed() != null) {
             LOG.warning(() -> "outbox failpoint " + Failpoint.armed() + " is armed: this JVM halts there (tests only)");
         }

@@ -1,5 +1,6 @@
 package dev.outbox.internal.publish;
 
+import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.config.InvalidSettingException;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
@@ -25,7 +26,7 @@ import java.util.function.Function;
  */
 final class Routes {
 
-    static final String DEFAULT_SETTING = "outbox.publisher.transport";
+    static final String DEFAULT_SETTING = Settings.PUBLISHER_TRANSPORT.name();
 
     private final List<Transport> byDefault;
     private final Map<String, List<Transport>> byType;
@@ -37,7 +38,7 @@ final class Routes {
 
     /** Reads and checks the settings: an unknown transport name stops start-up, naming the variable. */
     static Routes read(Function<String, Optional<String>> source, Iterable<String> names, List<Transport> deployed) {
-        List<Transport> byDefault = parse(DEFAULT_SETTING, source.apply(DEFAULT_SETTING).orElse("jms"), deployed);
+        List<Transport> byDefault = parse(DEFAULT_SETTING, Settings.PUBLISHER_TRANSPORT.text(source), deployed);
         Map<String, List<Transport>> byType = new LinkedHashMap<>();
         for (String name : names) {
             if (name.startsWith(DEFAULT_SETTING + ".") && name.length() > DEFAULT_SETTING.length() + 1) {
@@ -67,7 +68,7 @@ final class Routes {
                 }
             }
             if (!settings.isEmpty() && longest.compareTo(lease) >= 0) {
-                throw new InvalidSettingException("outbox.publisher.lease-ms", "must be longer than the longest send"
+                throw new InvalidSettingException(Settings.PUBLISHER_LEASE.name(), "must be longer than the longest send"
                         + " of the route " + names(route) + " (" + String.join("; ", settings) + " = " + longest.toMillis()
                         + " ms), or another server takes a batch over and sends it again while it is still being sent;"
                         + " lengthen the lease or shorten those settings", Long.toString(lease.toMillis()));

@@ -1,6 +1,8 @@
 package dev.outbox.internal.health;
 
-import dev.outbox.internal.config.SettingReader;
+import java.util.function.Function;
+import java.util.Optional;
+import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.schema.OutboxDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -37,8 +39,7 @@ public class BacklogReadiness implements HealthCheck {
     @Override
     public HealthCheckResponse call() {
         Config config = ConfigProvider.getConfig();
-        SettingReader reader = new SettingReader(name -> config.getOptionalValue(name, String.class));
-        Duration defaultLimit = reader.duration("outbox.health.max-pending-age", Duration.ofMinutes(5));
+        Function<String, Optional<String>> source = name -> config.getOptionalValue(name, String.class);
         HealthCheckResponseBuilder response = HealthCheckResponse.named("outbox-backlog").up();
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
         try (Connection connection = database.connect();
@@ -47,7 +48,7 @@ public class BacklogReadiness implements HealthCheck {
             while (rs.next()) {
                 String type = rs.getString(1);
                 Duration age = Duration.between(rs.getObject(2, OffsetDateTime.class), now);
-                Duration limit = reader.duration("outbox.health.max-pending-age." + type, defaultLimit);
+                Duration limit = Settings.HEALTH_MAX_PENDING_AGE.duration(source, type);
                 response.withData("oldestPendingSeconds." + type, age.toSeconds());
                 if (age.compareTo(limit) > 0) {
                     response.down().withData("late." + type, "oldest pending is " + age.toSeconds()

@@ -6,7 +6,7 @@ public class InvalidSettingException extends RuntimeException {
     private final String name;
 
     public InvalidSettingException(String name, String rule, String value) {
-        super("server.xml variable " + name + " (MicroProfile Config property " + name + ") " + rule
+        super("setting " + name + " (a server.xml variable on Liberty, a MicroProfile Config property on WildFly) " + rule
                 + ", was '" + value + "'");
         this.name = name;
     }

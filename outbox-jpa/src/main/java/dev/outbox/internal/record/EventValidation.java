@@ -89,7 +89,7 @@ public final class EventValidation {
     private void payload(String payload, String where) {
         long bytes = utf8Length(payload);
         if (bytes > maxPayloadBytes) {
-            // R3.5: large bodies go by reference; the limit is the server.xml variable outbox.payload.max-bytes.
+            // R3.5: large bodies go by reference; the limit is the setting outbox.payload.max-bytes.
             throw new InvalidEventException("payload", "is " + bytes + " bytes, over the limit of "
                     + maxPayloadBytes + " (outbox.payload.max-bytes); store a large body as an immutable "
                     + "resource and record a payloadReference", where);

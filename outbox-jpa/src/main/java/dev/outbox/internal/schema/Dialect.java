@@ -532,6 +532,6 @@ public interface Dialect {
             return new PostgreSqlDialect();
         }
         throw new IllegalStateException("the outbox has no SQL dialect for database '" + productName
-                + "'; supported: H2, PostgreSQL (server.xml variable outbox.dialect)");
+                + "'; supported: H2, PostgreSQL (setting outbox.dialect)");
     }
 }

@@ -1,6 +1,7 @@
 package dev.outbox.internal.schema;
 
 import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.config.Settings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
@@ -27,7 +28,7 @@ public class DurabilityCheck {
             database.dialect().verifyDurable(connection, settings.dataSource());
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read the durability settings of the outbox datasource "
-                    + settings.dataSource() + " (server.xml variable " + OutboxSettings.DATASOURCE + ")", e);
+                    + settings.dataSource() + " (setting " + Settings.DATASOURCE + ")", e);
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.outbox.internal.schema;
 
 import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.config.Settings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
@@ -54,8 +55,8 @@ public class OutboxDataSource {
         try {
             return InitialContext.doLookup(jndiName);
         } catch (NamingException e) {
-            throw new IllegalStateException("no datasource at JNDI name '" + jndiName + "' (server.xml variable "
-                    + OutboxSettings.DATASOURCE + ")", e);
+            throw new IllegalStateException("no datasource at JNDI name '" + jndiName + "' (setting "
+                    + Settings.DATASOURCE + ")", e);
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.outbox.internal.schema;
 
 import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.config.Settings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
@@ -44,7 +45,7 @@ public class OutboxTransactions {
                 known = InitialContext.doLookup(name);
             } catch (NamingException e) {
                 throw new IllegalStateException("no TransactionSynchronizationRegistry at JNDI name '" + name
-                        + "' (server.xml variable " + OutboxSettings.TRANSACTION_REGISTRY + ")", e);
+                        + "' (setting " + Settings.TRANSACTION_REGISTRY + ")", e);
             }
             registry = known;
         }

@@ -1,6 +1,7 @@
 package dev.outbox.internal.schema;
 
 import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.config.Settings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
@@ -41,7 +42,7 @@ public class SchemaInstaller {
             }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the outbox schema on " + settings.dataSource()
-                    + " (server.xml variable " + OutboxSettings.SCHEMA_CREATE + "=true)", e);
+                    + " (setting " + Settings.SCHEMA_CREATE + "=true)", e);
         }
     }
 
@@ -58,7 +59,7 @@ public class SchemaInstaller {
             List<String> scripts = database.dialect().schemaScripts();
             throw new IllegalStateException("the outbox schema on " + settings.dataSource() + " is older than this"
                     + " release: apply the scripts up to " + scripts.get(scripts.size() - 1) + " with your migration"
-                    + " tool (they are idempotent), or set the server.xml variable " + OutboxSettings.SCHEMA_CREATE
+                    + " tool (they are idempotent), or set " + Settings.SCHEMA_CREATE
                     + "=true", e);
         }
     }

@@ -39,7 +39,7 @@ class OutboxSettingsTest {
         InvalidSettingException e = assertThrows(InvalidSettingException.class,
                 () -> read(Map.of("outbox.payload.max-bytes", "64k")));
         assertEquals("outbox.payload.max-bytes", e.name());
-        assertTrue(e.getMessage().contains("server.xml variable outbox.payload.max-bytes"), e.getMessage());
+        assertTrue(e.getMessage().contains("setting outbox.payload.max-bytes (a server.xml variable on Liberty"), e.getMessage());
         assertTrue(e.getMessage().contains("'64k'"), e.getMessage());
     }
 
@@ -55,10 +55,9 @@ class OutboxSettingsTest {
 
     @Test
     void durationsAreIso8601AndABadOneNamesTheVariable() {
-        SettingReader reader = new SettingReader(name -> Optional.of(name.equals("a") ? "P7D" : "7 days"));
-        assertEquals(java.time.Duration.ofDays(7), reader.duration("a", java.time.Duration.ZERO));
+        assertEquals(java.time.Duration.ofDays(7), Settings.CLEANUP_DELIVERED_RETENTION.duration(name -> Optional.of("P7D")));
         InvalidSettingException e = assertThrows(InvalidSettingException.class,
-                () -> reader.duration("outbox.cleanup.delivered-retention", java.time.Duration.ZERO));
+                () -> Settings.CLEANUP_DELIVERED_RETENTION.duration(name -> Optional.of("7 days")));
         assertTrue(e.getMessage().contains("outbox.cleanup.delivered-retention"), e.getMessage());
     }
 

@@ -1,6 +1,6 @@
 package dev.outbox.internal.ops.metrics;
 
-import dev.outbox.internal.config.SettingReader;
+import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.schema.OutboxDataSource;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -34,8 +34,7 @@ class BacklogCache {
     @PostConstruct
     void configure() {
         Config config = ConfigProvider.getConfig();
-        refresh = Duration.ofMillis(new SettingReader(name -> config.getOptionalValue(name, String.class))
-                .integer("outbox.metrics.refresh-ms", 5000, 0, 3_600_000));
+        refresh = Settings.METRICS_REFRESH.millis(name -> config.getOptionalValue(name, String.class));
     }
 
     /** The backlog, read again when older than the refresh interval. */

@@ -320,7 +320,7 @@ public class Replay {
         }
         if (candidates.size() > settings.maxEvents()) {
             throw new AdminRefusal(AdminRefusal.Kind.INVALID, "the selection holds more than " + settings.maxEvents()
-                    + " events (server.xml variable outbox.replay.max-events): split it into smaller ranges or types");
+                    + " events (setting outbox.replay.max-events): split it into smaller ranges or types");
         }
         return candidates;
     }

@@ -1,6 +1,7 @@
 package dev.outbox.internal.transport.jms;
 
-import dev.outbox.internal.config.SettingReader;
+import java.util.Optional;
+import dev.outbox.internal.config.Settings;
 import dev.outbox.OutboxEvent;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
@@ -31,8 +32,6 @@ import java.util.logging.Logger;
 public class JmsTransport implements Transport {
 
     private static final Logger LOG = Logger.getLogger(JmsTransport.class.getName());
-    static final String DEFAULT_DESTINATION = "java:app/jms/OutboxEvents";
-    static final String DEFAULT_CONNECTION_FACTORY = "java:comp/DefaultJMSConnectionFactory";
 
     @Inject
     JmsBatch batch;
@@ -44,10 +43,8 @@ public class JmsTransport implements Transport {
     @PostConstruct
     void configure() {
         config = ConfigProvider.getConfig();
-        SettingReader reader = new SettingReader(name -> config.getOptionalValue(name, String.class));
-        maxMessageBytes = reader.integer("outbox.jms.max-message-bytes", 1_048_576, 1, Integer.MAX_VALUE);
-        connectionFactory = config.getOptionalValue("outbox.jms.connection-factory", String.class)
-                .filter(name -> !name.isBlank()).orElse(DEFAULT_CONNECTION_FACTORY);
+        maxMessageBytes = Settings.JMS_MAX_MESSAGE_BYTES.integer(this::setting);
+        connectionFactory = Settings.JMS_CONNECTION_FACTORY.text(this::setting);
     }
 
     @Override
@@ -87,9 +84,11 @@ public class JmsTransport implements Transport {
 
     /** Read per send, not cached: an operator can re-point a destination while the server runs. */
     private String destinationName(OutboxEvent event) {
-        return config.getOptionalValue("outbox.jms.destination." + event.eventType(), String.class)
-                .or(() -> config.getOptionalValue("outbox.jms.destination", String.class))
-                .orElse(DEFAULT_DESTINATION);
+        return Settings.JMS_DESTINATION.text(this::setting, event.eventType());
+    }
+
+    private Optional<String> setting(String name) {
+        return config.getOptionalValue(name, String.class);
     }
 
     private static String rootMessage(Throwable e) {

@@ -1,6 +1,6 @@
 package dev.outbox.internal.inbox.kafka;
 
-import dev.outbox.internal.config.SettingReader;
+import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.transport.kafka.KafkaSettings;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -38,8 +38,7 @@ public class DeadLetters {
     @PostConstruct
     void configure() {
         Config config = ConfigProvider.getConfig();
-        topicTemplate = new SettingReader(name -> config.getOptionalValue(name, String.class))
-                .text("outbox.inbox.dead-letter-topic", "{topic}.dead-letter");
+        topicTemplate = Settings.INBOX_DEAD_LETTER_TOPIC.text(name -> config.getOptionalValue(name, String.class));
         KafkaSettings shared = KafkaSettings.read(name -> config.getOptionalValue(name, String.class),
                 config.getPropertyNames());
         kafka = new KafkaSettings(shared.bootstrapServers(), shared.clientId() + "-dead-letters", shared.sendTimeout(),

@@ -1,8 +1,8 @@
 package dev.outbox.internal.inbox.kafka;
 
+import dev.outbox.internal.config.Settings;
 import dev.outbox.kafka.InboxedEvent;
 import dev.outbox.kafka.KafkaInbox;
-import dev.outbox.internal.config.SettingReader;
 import dev.outbox.Inbox;
 import dev.outbox.internal.inbox.InboxTransaction;
 import jakarta.annotation.PostConstruct;
@@ -40,8 +40,7 @@ public class InboxDelivery {
     @PostConstruct
     void configure() {
         Config config = ConfigProvider.getConfig();
-        maxAttempts = new SettingReader(name -> config.getOptionalValue(name, String.class))
-                .integer("outbox.inbox.max-attempts", 5, 1, 1000);
+        maxAttempts = Settings.INBOX_MAX_ATTEMPTS.integer(name -> config.getOptionalValue(name, String.class));
     }
 
     /**

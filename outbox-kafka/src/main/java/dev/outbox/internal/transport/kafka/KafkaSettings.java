@@ -1,7 +1,7 @@
 package dev.outbox.internal.transport.kafka;
 
 import dev.outbox.internal.config.InvalidSettingException;
-import dev.outbox.internal.config.SettingReader;
+import dev.outbox.internal.config.Settings;
 
 import org.apache.kafka.clients.producer.ProducerConfig;
 
@@ -14,22 +14,16 @@ import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
- * The Kafka transport's settings, each a server.xml variable read through MicroProfile Config.
+ * The Kafka transport's settings, read once at start (their declarations, defaults and meaning are in
+ * {@link Settings}).
  *
- * @param bootstrapServers {@code outbox.kafka.bootstrap-servers}, default {@code 127.0.0.1:9092}
- * @param clientId         {@code outbox.kafka.client-id}, default {@code outbox-publisher}
- * @param sendTimeout      {@code outbox.kafka.send-timeout-ms}, default 15000: how long the producer may try one
- *                         record (its {@code delivery.timeout.ms}); keep it well under the publisher's lease
- * @param maxBlock         {@code outbox.kafka.max-block-ms}, default 5000: how long a send waits for topic
- *                         metadata when the broker is away before the batch counts as a transient failure
- * @param passThrough      every {@code outbox.kafka.producer.<property>} variable, handed to the producer as
- *                         {@code <property>} (security.protocol, sasl.*, ssl.*, linger.ms...); values are
- *                         never logged, as they may hold credentials (R6.3)
+ * @param passThrough every {@code outbox.kafka.producer.<property>} variable, handed to the producer as
+ *                    {@code <property>}; values are never logged, as they may hold credentials (R6.3)
  */
 public record KafkaSettings(String bootstrapServers, String clientId, Duration sendTimeout, Duration maxBlock,
                             Map<String, String> passThrough) {
 
-    public static final String PASS_THROUGH_PREFIX = "outbox.kafka.producer.";
+    public static final String PASS_THROUGH_PREFIX = Settings.KAFKA_PRODUCER.name();
 
     /**
      * Producer settings the outbox owns: another partitioner, ignoring keys or an interceptor that rewrites records
@@ -40,7 +34,6 @@ public record KafkaSettings(String bootstrapServers, String clientId, Duration s
             "interceptor.classes", "transactional.id", "key.serializer", "value.serializer");
 
     public static KafkaSettings read(Function<String, Optional<String>> source, Iterable<String> names) {
-        SettingReader reader = new SettingReader(source);
         Map<String, String> passThrough = new TreeMap<>();
         for (String name : names) {
             if (name.startsWith(PASS_THROUGH_PREFIX) && name.length() > PASS_THROUGH_PREFIX.length()) {
@@ -54,10 +47,10 @@ public record KafkaSettings(String bootstrapServers, String clientId, Duration s
             }
         }
         return new KafkaSettings(
-                reader.text("outbox.kafka.bootstrap-servers", "127.0.0.1:9092"),
-                reader.text("outbox.kafka.client-id", "outbox-publisher"),
-                Duration.ofMillis(reader.integer("outbox.kafka.send-timeout-ms", 15_000, 1_000, 600_000)),
-                Duration.ofMillis(reader.integer("outbox.kafka.max-block-ms", 5_000, 0, 600_000)),
+                Settings.KAFKA_BOOTSTRAP_SERVERS.text(source),
+                Settings.KAFKA_CLIENT_ID.text(source),
+                Settings.KAFKA_SEND_TIMEOUT.millis(source),
+                Settings.KAFKA_MAX_BLOCK.millis(source),
                 Map.copyOf(passThrough));
     }
 

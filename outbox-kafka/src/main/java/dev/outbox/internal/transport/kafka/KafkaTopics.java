@@ -1,5 +1,6 @@
 package dev.outbox.internal.transport.kafka;
 
+import dev.outbox.internal.config.Settings;
 import dev.outbox.OutboxEvent;
 
 import java.util.Optional;
@@ -13,8 +14,6 @@ import java.util.function.Function;
  */
 final class KafkaTopics {
 
-    static final String DEFAULT_TOPIC = "outbox.{aggregateType}";
-
     private final Function<String, Optional<String>> source;
 
     KafkaTopics(Function<String, Optional<String>> source) {
@@ -22,9 +21,7 @@ final class KafkaTopics {
     }
 
     String topicFor(OutboxEvent event) {
-        String template = source.apply("outbox.kafka.topic." + event.eventType())
-                .or(() -> source.apply("outbox.kafka.topic"))
-                .orElse(DEFAULT_TOPIC);
+        String template = Settings.KAFKA_TOPIC.text(source, event.eventType());
         return template.replace("{aggregateType}", event.aggregateType()).replace("{eventType}", event.eventType());
     }
 }

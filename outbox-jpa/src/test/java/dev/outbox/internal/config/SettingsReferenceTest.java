@@ -1,0 +1,175 @@
+package dev.outbox.internal.config;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The settings are declared once ({@link Settings}); what the repository says about them is generated from that
+ * declaration and checked here, so it cannot drift: the reference in docs/settings.md, the variables of the
+ * Liberty include (liberty-config's outbox.xml) and the defaults of the WildFly script (outbox.cli).
+ *
+ * <p>After changing {@link Settings}, regenerate the two generated blocks with
+ * {@code mvn -pl outbox-jpa test -Dtest=SettingsReferenceTest -Dsettings.write=true} and commit them.
+ */
+class SettingsReferenceTest {
+
+    static final Path REFERENCE = Path.of("..", "docs", "settings.md");
+    static final Path LIBERTY_INCLUDE = Path.of("..", "liberty-config", "src", "main", "liberty", "config", "outbox.xml");
+    static final Path WILDFLY_SCRIPT = Path.of("..", "wildfly-config", "src", "main", "cli", "outbox.cli");
+    static final String BEGIN = "BEGIN generated from Settings.java";
+    static final String END = "END generated";
+
+    /**
+     * Where the example's WildFly script deliberately differs from the defaults: WildFly binds no java:comp on the
+     * threads where the outbox looks these up, and the example installs its own schema.
+     */
+    static final Map<String, String> WILDFLY_DIFFERENCES = Map.of(
+            "outbox.datasource", "java:jboss/datasources/OutboxH2",
+            "outbox.transaction-registry", "java:jboss/TransactionSynchronizationRegistry",
+            "outbox.schema.create", "true");
+
+    @Test
+    void theSettingsReferenceInTheDocsIsGeneratedFromTheDeclarations() throws IOException {
+        checkGenerated(REFERENCE, "<!-- ", " -->", markdown());
+    }
+
+    @Test
+    void theLibertyIncludeDeclaresEverySettingWithItsDefault() throws IOException {
+        checkGenerated(LIBERTY_INCLUDE, "<!-- ", " -->", libertyVariables());
+    }
+
+    @Test
+    void theWildFlyScriptSetsEverySettingToItsDefaultOrAKnownDifference() throws IOException {
+        String script = Files.readString(WILDFLY_SCRIPT, StandardCharsets.UTF_8);
+        Map<String, String> set = new LinkedHashMap<>();
+        Matcher pair = Pattern.compile("\"(outbox\\.[^\"]+)\" => \"([^\"]*)\"").matcher(script);
+        while (pair.find()) {
+            set.put(pair.group(1), pair.group(2));
+        }
+        Set<String> wrong = new TreeSet<>();
+        for (Setting setting : inServerConfiguration()) {
+            String expected = WILDFLY_DIFFERENCES.getOrDefault(setting.name(), setting.defaultValue());
+            if (!set.containsKey(setting.name())) {
+                wrong.add(setting.name() + " is missing (default " + expected + ")");
+            } else if (!expected.equals(set.get(setting.name()))) {
+                wrong.add(setting.name() + " is " + set.get(setting.name()) + ", declared " + expected);
+            }
+        }
+        Set<String> declared = new TreeSet<>();
+        Settings.all().forEach(s -> declared.add(s.name()));
+        set.keySet().stream().filter(name -> !declared.contains(name))
+                .forEach(name -> wrong.add(name + " is set but declared nowhere"));
+        assertEquals(Set.of(), wrong, WILDFLY_SCRIPT + " differs from Settings.java");
+    }
+
+    @Test
+    void everySettingIsDeclaredOnceWithAMeaning() {
+        Set<String> names = new TreeSet<>();
+        for (Setting setting : Settings.all()) {
+            assertTrue(names.add(setting.name()), setting.name() + " is declared twice");
+            assertTrue(setting.description().endsWith("."), setting.name() + " needs a description (a sentence)");
+            assertTrue(setting.name().startsWith("outbox."), setting.name() + " is not an outbox.* name");
+        }
+        assertTrue(names.size() > 40, "found the declarations: " + names.size());
+    }
+
+    /** The declarations an operator sets in the server's configuration (not pass-through prefixes nor test hooks). */
+    static List<Setting> inServerConfiguration() {
+        return Settings.all().stream().filter(s -> s.kind() != Setting.Kind.PREFIX && s.defaultNote() == null
+                && s.section() != Section.TESTS_ONLY).toList();
+    }
+
+    static String markdown() {
+        StringBuilder out = new StringBuilder();
+        for (Section section : Section.values()) {
+            List<Setting> settings = Settings.all().stream().filter(s -> s.section() == section).toList();
+            if (settings.isEmpty()) {
+                continue;
+            }
+            out.append("\n### ").append(section.title).append("\n\n").append(section.summary).append("\n\n");
+            out.append("| setting | type | default | meaning |\n|---|---|---|---|\n");
+            for (Setting s : settings) {
+                String name = s.kind() == Setting.Kind.PREFIX ? "`" + s.name() + "<property>`" : "`" + s.name() + "`";
+                if (s.perType()) {
+                    name += ", per type `" + s.name() + ".<EventType>`";
+                }
+                out.append("| ").append(name).append(" | ").append(type(s)).append(" | ").append(defaultOf(s))
+                        .append(" | ").append(s.description().replace("|", "\\|")).append(" |\n");
+            }
+        }
+        return out.append('\n').toString();
+    }
+
+    static String libertyVariables() {
+        StringBuilder out = new StringBuilder("\n");
+        for (Section section : Section.values()) {
+            List<Setting> settings = inServerConfiguration().stream().filter(s -> s.section() == section).toList();
+            if (settings.isEmpty()) {
+                continue;
+            }
+            out.append("  <!-- ").append(section.title).append(": ").append(section.summary).append(" -->\n");
+            for (Setting s : settings) {
+                out.append("  <variable name=\"").append(s.name()).append("\" defaultValue=\"")
+                        .append(s.defaultValue().replace("&", "&amp;").replace("\"", "&quot;")).append("\"/>\n");
+            }
+        }
+        return out.append("  ").toString();
+    }
+
+    private static String type(Setting s) {
+        return switch (s.kind()) {
+            case INTEGER -> "integer, " + s.min() + " to " + s.max();
+            case MILLISECONDS -> "milliseconds, " + s.min() + " to " + s.max();
+            case CHOICE -> String.join(" or ", s.choices());
+            default -> s.kind().label;
+        };
+    }
+
+    private static String defaultOf(Setting s) {
+        if (s.defaultNote() != null) {
+            return s.defaultNote();
+        }
+        if (s.defaultValue() == null || s.defaultValue().isEmpty()) {
+            return "(none)";
+        }
+        return "`" + s.defaultValue() + "`";
+    }
+
+    /** Compares the block between the markers with what the declarations give, or writes it with -Dsettings.write. */
+    private static void checkGenerated(Path file, String open, String close, String generated) throws IOException {
+        String text = Files.readString(file, StandardCharsets.UTF_8);
+        String begin = open + BEGIN + ": edit Settings.java, then regenerate (SettingsReferenceTest)" + close;
+        String end = open + END + close;
+        int from = text.indexOf(begin);
+        int to = text.indexOf(end);
+        if (from < 0 || to < from) {
+            fail(file + " has no generated block between '" + begin + "' and '" + end + "'");
+        }
+        String current = text.substring(from + begin.length(), to);
+        if (current.equals(generated)) {
+            return;
+        }
+        if (Boolean.getBoolean("settings.write")) {
+            Files.writeString(file, text.substring(0, from + begin.length()) + generated + text.substring(to),
+                    StandardCharsets.UTF_8);
+            return;
+        }
+        assertEquals(generated, current, file + " differs from Settings.java: regenerate it with"
+                + " mvn -pl outbox-jpa test -Dtest=SettingsReferenceTest -Dsettings.write=true");
+    }
+}
