@@ -1,12 +1,13 @@
 package dev.outbox;
 
+import dev.outbox.internal.persistence.InboxMarks;
 import dev.outbox.internal.inbox.InboxHolds;
 import dev.outbox.internal.inbox.InboxReceived;
 import dev.outbox.internal.inbox.VersionGate;
-import dev.outbox.internal.schema.OutboxTransactions;
+import dev.outbox.internal.persistence.OutboxTransactions;
 import dev.outbox.internal.config.OutboxSettings;
-import dev.outbox.internal.schema.Dialect;
-import dev.outbox.internal.schema.OutboxDataSource;
+import dev.outbox.internal.persistence.Dialect;
+import dev.outbox.internal.persistence.OutboxDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
@@ -126,7 +127,7 @@ public class Inbox {
     }
 
     private static void countDuplicate(Connection connection, String consumer, EventId eventId) throws SQLException {
-        try (PreparedStatement count = connection.prepareStatement(Dialect.INBOX_COUNT_DUPLICATE)) {
+        try (PreparedStatement count = connection.prepareStatement(InboxMarks.INBOX_COUNT_DUPLICATE)) {
             count.setString(1, consumer);
             count.setObject(2, eventId.value());
             count.executeUpdate();

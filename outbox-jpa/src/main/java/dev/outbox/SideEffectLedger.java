@@ -1,6 +1,7 @@
 package dev.outbox;
 
-import dev.outbox.internal.schema.OutboxDataSource;
+import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.persistence.SideEffectRows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -50,15 +51,6 @@ public class SideEffectLedger {
     public record Attempt(String idempotencyKey, Previous previous) {
     }
 
-    static final String INSERT_IF_ABSENT = "INSERT INTO side_effect (consumer, effect_key, event_id, effect, state,"
-            + " attempts, updated_at) SELECT ?, ?, ?, ?, 'STARTED', 1, ? WHERE NOT EXISTS"
-            + " (SELECT 1 FROM side_effect WHERE consumer = ? AND effect_key = ?)";
-    static final String READ_STATE = "SELECT state FROM side_effect WHERE consumer = ? AND effect_key = ?";
-    static final String RESTART = "UPDATE side_effect SET state = 'STARTED', attempts = attempts + 1, updated_at = ?"
-            + " WHERE consumer = ? AND effect_key = ? AND state <> 'SUCCEEDED'";
-    static final String FINISH = "UPDATE side_effect SET state = ?, external_ref = ?, updated_at = ?"
-            + " WHERE consumer = ? AND effect_key = ?";
-
     @Inject
     OutboxDataSource database;
 
@@ -100,7 +92,7 @@ public class SideEffectLedger {
     public static Attempt begin(Connection connection, String consumer, EventId eventId, String effect, OffsetDateTime now)
             throws SQLException {
         String key = idempotencyKey(eventId, effect);
-        try (PreparedStatement insert = connection.prepareStatement(INSERT_IF_ABSENT)) {
+        try (PreparedStatement insert = connection.prepareStatement(SideEffectRows.INSERT_IF_ABSENT)) {
             insert.setString(1, consumer);
             insert.setString(2, key);
             insert.setObject(3, eventId.value());
@@ -113,16 +105,16 @@ public class SideEffectLedger {
             }
         }
         Previous previous;
-        try (PreparedStatement read = connection.prepareStatement(READ_STATE)) {
+        try (PreparedStatement read = connection.prepareStatement(SideEffectRows.READ_STATE)) {
             read.setString(1, consumer);
             read.setString(2, key);
             try (ResultSet rs = read.executeQuery()) {
                 rs.next();
-                previous = Previous.valueOf(rs.getString(1));
+                previous = Previous.valueOf(rs.getString("state"));
             }
         }
         if (previous != Previous.SUCCEEDED) {
-            try (PreparedStatement restart = connection.prepareStatement(RESTART)) {
+            try (PreparedStatement restart = connection.prepareStatement(SideEffectRows.RESTART)) {
                 restart.setObject(1, now);
                 restart.setString(2, consumer);
                 restart.setString(3, key);
@@ -135,7 +127,7 @@ public class SideEffectLedger {
     /** The JDBC core of {@link #succeeded} and {@link #failed}: state is SUCCEEDED or FAILED. */
     public static void finish(Connection connection, String consumer, String key, String state, String externalRef,
                        OffsetDateTime now) throws SQLException {
-        try (PreparedStatement finish = connection.prepareStatement(FINISH)) {
+        try (PreparedStatement finish = connection.prepareStatement(SideEffectRows.FINISH)) {
             finish.setString(1, state);
             finish.setString(2, externalRef);
             finish.setObject(3, now);

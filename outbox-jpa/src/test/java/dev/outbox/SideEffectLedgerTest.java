@@ -1,6 +1,6 @@
 package dev.outbox;
 
-import dev.outbox.internal.schema.FreshH2;
+import dev.outbox.internal.persistence.FreshH2;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -82,7 +82,7 @@ class SideEffectLedgerTest {
         SideEffectLedger.begin(connection, "mailer", event, "receipt-mail", now.minusDays(40)); // STARTED, never finished
         SideEffectLedger.begin(connection, "mailer", event, "fresh-mail", now);
         try (java.sql.PreparedStatement cleanup = connection.prepareStatement(
-                dev.outbox.internal.schema.Dialect.DELETE_SETTLED_SIDE_EFFECTS_BATCH)) {
+                dev.outbox.internal.persistence.SideEffectRows.DELETE_SETTLED_SIDE_EFFECTS_BATCH)) {
             cleanup.setObject(1, now.minusDays(30));
             cleanup.setObject(2, now.minusDays(30));
             cleanup.setInt(3, 100);

@@ -1,14 +1,19 @@
 package dev.outbox.ops;
 
-import dev.outbox.internal.store.DeliveryState;
+import dev.outbox.internal.persistence.DeliveryState;
+import dev.outbox.internal.persistence.InboxMarks;
+import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.persistence.OutboxRows;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
+import jakarta.inject.Inject;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 
 /** Counts of the outbox and the inbox, for the stats endpoint and for operators. */
@@ -16,28 +21,32 @@ import java.util.Map;
 @TransactionAttribute(TransactionAttributeType.SUPPORTS)
 public class OutboxStatistics {
 
-    @PersistenceContext(unitName = "outbox")
-    EntityManager entityManager;
+    @Inject
+    OutboxDataSource database;
 
     public DeliveryCounts counts() {
-        Map<DeliveryState, Long> byState = new EnumMap<>(DeliveryState.class);
-        List<Object[]> rows = entityManager.createQuery(
-                "SELECT e.state, COUNT(e) FROM OutboxEventRow e GROUP BY e.state", Object[].class).getResultList();
-        for (Object[] row : rows) {
-            byState.put((DeliveryState) row[0], ((Number) row[1]).longValue());
+        try (Connection connection = database.connect()) {
+            Map<DeliveryState, Long> byState = new EnumMap<>(DeliveryState.class);
+            try (PreparedStatement select = connection.prepareStatement(OutboxRows.COUNT_BY_STATE);
+                 ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    byState.put(DeliveryState.valueOf(rs.getString("state")), rs.getLong("events"));
+                }
+            }
+            long parked = byState.getOrDefault(DeliveryState.PARKED, 0L);
+            long blocked = parked == 0 ? 0 : single(connection, OutboxRows.BLOCKED_BY_PARKED, "events");
+            long duplicates = single(connection, InboxMarks.DUPLICATES_ABSORBED, "duplicates");
+            return new DeliveryCounts(byState.getOrDefault(DeliveryState.PENDING, 0L),
+                    byState.getOrDefault(DeliveryState.DELIVERED, 0L), parked, blocked, duplicates);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot count the outbox's rows", e);
         }
-        long parked = byState.getOrDefault(DeliveryState.PARKED, 0L);
-        // Only worth asking when something is parked; served by the (aggregate, version) unique index.
-        long blocked = parked == 0 ? 0 : entityManager.createQuery("SELECT COUNT(e) FROM OutboxEventRow e"
-                + " WHERE e.state = :pending AND EXISTS (SELECT p FROM OutboxEventRow p"
-                + " WHERE p.aggregateType = e.aggregateType AND p.aggregateId = e.aggregateId"
-                + " AND p.aggregateVersion < e.aggregateVersion AND p.state = :parked)", Long.class)
-                .setParameter("pending", DeliveryState.PENDING).setParameter("parked", DeliveryState.PARKED)
-                .getSingleResult();
-        Number duplicates = entityManager.createQuery(
-                "SELECT COALESCE(SUM(p.duplicates), 0) FROM ProcessedEventRow p", Number.class).getSingleResult();
-        return new DeliveryCounts(byState.getOrDefault(DeliveryState.PENDING, 0L),
-                byState.getOrDefault(DeliveryState.DELIVERED, 0L),
-                parked, blocked, duplicates.longValue());
+    }
+
+    private static long single(Connection connection, String sql, String column) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(sql); ResultSet rs = select.executeQuery()) {
+            rs.next();
+            return rs.getLong(column);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.outbox.kafka;
 
+import dev.outbox.InboxedEvent;
 import java.util.function.Function;
 import java.util.Optional;
 import dev.outbox.internal.config.Settings;

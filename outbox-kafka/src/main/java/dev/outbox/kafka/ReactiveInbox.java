@@ -1,5 +1,6 @@
 package dev.outbox.kafka;
 
+import dev.outbox.InboxedEvent;
 import dev.outbox.internal.inbox.kafka.DeadLetters;
 import dev.outbox.internal.inbox.kafka.InboxDelivery;
 import dev.outbox.internal.inbox.kafka.RecordHeaders;

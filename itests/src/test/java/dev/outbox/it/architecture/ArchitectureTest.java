@@ -86,7 +86,7 @@ class ArchitectureTest {
         JavaClasses offender = new ClassFileImporter().importClasses(ReachesIntoInternals.class);
         EvaluationResult reach = APPLICATIONS_USE_ONLY_THE_API.evaluate(offender);
         assertTrue(reach.hasViolation(), "a reach into dev.outbox.internal went unnoticed");
-        assertTrue(reach.getFailureReport().toString().contains("dev.outbox.internal.schema.SqlScript"),
+        assertTrue(reach.getFailureReport().toString().contains("dev.outbox.internal.persistence.SqlScript"),
                 "the report names the internal type: " + reach.getFailureReport());
         assertTrue(ONLY_OUTBOX_KAFKA_NAMES_KAFKA.evaluate(offender).hasViolation(),
                 "a Kafka type outside outbox-kafka went unnoticed");
@@ -127,7 +127,7 @@ class ArchitectureTest {
     /** Breaks two rules on purpose, for {@link #theRulesCatchAClassThatBreaksThem()}. */
     static final class ReachesIntoInternals {
         Object reach() throws Exception {
-            return dev.outbox.internal.schema.SqlScript.load("x.sql", getClass().getClassLoader());
+            return dev.outbox.internal.persistence.SqlScript.load("x.sql", getClass().getClassLoader());
         }
 
         Object kafka() {

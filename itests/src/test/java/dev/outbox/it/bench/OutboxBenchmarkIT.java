@@ -1,14 +1,16 @@
 package dev.outbox.it.bench;
 
+import dev.outbox.internal.persistence.Sql;
+import dev.outbox.internal.persistence.Claims;
 import dev.outbox.it.support.CrashServer;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.LibertyProcess;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.Settings;
-import dev.outbox.internal.schema.ClaimRequest;
-import dev.outbox.internal.schema.Delivery;
-import dev.outbox.internal.schema.Dialect;
-import dev.outbox.internal.schema.PostgreSqlDialect;
+import dev.outbox.internal.persistence.ClaimRequest;
+import dev.outbox.internal.persistence.Delivery;
+import dev.outbox.internal.persistence.Dialect;
+import dev.outbox.internal.persistence.PostgreSqlDialect;
 import dev.outbox.spi.OutboundEvent;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -399,7 +401,7 @@ class OutboxBenchmarkIT {
             while (true) {
                 List<OutboundEvent> claimed = dialect.claim(connection, new ClaimRequest("bench", BATCH,
                         Duration.ofSeconds(30), true, Set.of()));
-                OffsetDateTime now = Dialect.clock(connection);
+                OffsetDateTime now = Sql.clock(connection);
                 connection.commit();
                 if (claimed.isEmpty()) {
                     break;
@@ -453,8 +455,8 @@ class OutboxBenchmarkIT {
         ClaimRequest request = new ClaimRequest("bench", BATCH, Duration.ofSeconds(30), true, Set.of());
         try (Connection connection = DriverManager.getConnection(JDBC, "outbox", "outbox");
              PreparedStatement explain = connection.prepareStatement("EXPLAIN SELECT e.event_id "
-                     + Dialect.candidates(request) + " FOR UPDATE SKIP LOCKED")) {
-            Dialect.bindCandidates(explain, 1, request, now);
+                     + Claims.candidates(request) + " FOR UPDATE SKIP LOCKED")) {
+            Claims.bindCandidates(explain, 1, request, now);
             StringBuilder plan = new StringBuilder();
             try (ResultSet rs = explain.executeQuery()) {
                 while (rs.next()) {

@@ -1,16 +1,18 @@
 package dev.outbox.it.sql;
 
+import dev.outbox.internal.persistence.InboxMarks;
+import dev.outbox.internal.persistence.OutboxRows;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
 import dev.outbox.internal.inbox.VersionCheck;
 import dev.outbox.internal.inbox.VersionGate;
 import dev.outbox.SideEffectLedger;
 import dev.outbox.it.support.Settings;
-import dev.outbox.internal.schema.ClaimRequest;
-import dev.outbox.internal.schema.Delivery;
-import dev.outbox.internal.schema.Dialect;
-import dev.outbox.internal.schema.PostgreSqlDialect;
-import dev.outbox.internal.schema.SqlScript;
+import dev.outbox.internal.persistence.ClaimRequest;
+import dev.outbox.internal.persistence.Delivery;
+import dev.outbox.internal.persistence.Dialect;
+import dev.outbox.internal.persistence.PostgreSqlDialect;
+import dev.outbox.internal.persistence.SqlScript;
 import dev.outbox.spi.OutboundEvent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -197,10 +199,10 @@ class PostgreSqlStatementsIT {
         OutboundEvent stale = claim(connection, "p1", Set.of()).get(0);
         leaseRunsOut(id);
         OutboundEvent current = claim(connection, "p2", Set.of()).get(0);
-        assertEquals(0, update(Dialect.CONFIRM, now, "m-1", 0, 7L, id, "p1", stale.leaseVersion()));
-        assertEquals(0, update(Dialect.PARK, "X", id, "p1", stale.leaseVersion()));
-        assertEquals(0, update(Dialect.RETRY_LATER, now, "X", id, "p1", stale.leaseVersion()));
-        assertEquals(1, update(Dialect.CONFIRM, now, "m-2", 0, 7L, id, "p2", current.leaseVersion()));
+        assertEquals(0, update(OutboxRows.CONFIRM, now, "m-1", 0, 7L, id, "p1", stale.leaseVersion()));
+        assertEquals(0, update(OutboxRows.PARK, "X", id, "p1", stale.leaseVersion()));
+        assertEquals(0, update(OutboxRows.RETRY_LATER, now, "X", id, "p1", stale.leaseVersion()));
+        assertEquals(1, update(OutboxRows.CONFIRM, now, "m-2", 0, 7L, id, "p2", current.leaseVersion()));
     }
 
     @Test
@@ -246,7 +248,7 @@ class PostgreSqlStatementsIT {
         pending("a", 3, "Noted");
         assertEquals(List.of(3L), claim(connection, "p2", Set.of("Noted")).stream()
                 .map(e -> e.event().aggregateVersion()).toList(), "Placed@2 waits while p1 holds Placed@1");
-        update(Dialect.PARK, "MessageTooLarge", v1, "p1", claimed.get(0).leaseVersion());
+        update(OutboxRows.PARK, "MessageTooLarge", v1, "p1", claimed.get(0).leaseVersion());
         update("UPDATE outbox_event SET next_attempt_at = ? WHERE state = 'PENDING'", now.minusSeconds(1));
         assertEquals(List.of(3L), claim(connection, "p1", Set.of("Noted")).stream()
                 .map(e -> e.event().aggregateVersion()).toList(), "Placed@2 stays blocked behind the parked Placed@1");
@@ -277,7 +279,7 @@ class PostgreSqlStatementsIT {
         UUID event = UUID.randomUUID();
         assertTrue(dialect.markProcessed(connection, "shipping", event, "Order", "a", 1L, now, now.plusDays(1)));
         assertFalse(dialect.markProcessed(connection, "shipping", event, "Order", "a", 1L, now, now.plusDays(1)));
-        assertEquals(1, update(Dialect.INBOX_COUNT_DUPLICATE, "shipping", event), "the transaction is still usable");
+        assertEquals(1, update(InboxMarks.INBOX_COUNT_DUPLICATE, "shipping", event), "the transaction is still usable");
         connection.commit();
     }
 
@@ -304,13 +306,13 @@ class PostgreSqlStatementsIT {
                 replayed);
         try (Connection replay = connect(); Connection cleanup = connect()) {
             replay.setAutoCommit(false);
-            try (PreparedStatement back = replay.prepareStatement(Dialect.REPLAY_ONE)) {
+            try (PreparedStatement back = replay.prepareStatement(OutboxRows.REPLAY_ONE)) {
                 back.setObject(1, now);
                 back.setObject(2, replayed);
                 assertEquals(1, back.executeUpdate(), "the replay holds the row, not yet committed");
             }
             CompletableFuture<Integer> deleted = CompletableFuture.supplyAsync(() -> {
-                try (PreparedStatement delete = cleanup.prepareStatement(Dialect.DELETE_DELIVERED_BATCH)) {
+                try (PreparedStatement delete = cleanup.prepareStatement(OutboxRows.DELETE_DELIVERED_BATCH)) {
                     delete.setObject(1, now.minusDays(7));
                     delete.setObject(2, now.minusDays(7));
                     delete.setInt(3, 10);

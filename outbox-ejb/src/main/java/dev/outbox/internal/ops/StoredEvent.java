@@ -1,12 +1,13 @@
 package dev.outbox.internal.ops;
 
+import dev.outbox.internal.persistence.OutboxRows;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.UUID;
 
 /**
- * One outbox row as an operator sees it (columns of {@code Dialect.EVENT_COLUMNS}). {@code payload} is null in
+ * One outbox row as an operator sees it (columns of {@code OutboxRows.EVENT_COLUMNS}). {@code payload} is null in
  * lists: a body is shown per event, on request, and never logged (R6.3).
  */
 public record StoredEvent(UUID eventId, String aggregateType, String aggregateId, long aggregateVersion,
@@ -15,10 +16,12 @@ public record StoredEvent(UUID eventId, String aggregateType, String aggregateId
                           OffsetDateTime deliveredAt, String brokerMessageId) {
 
     public static StoredEvent read(ResultSet rs) throws SQLException {
-        return new StoredEvent(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getLong(4),
-                rs.getString(5), rs.getInt(6), rs.getString(7), rs.getString(8), rs.getObject(9, OffsetDateTime.class),
-                rs.getString(10), rs.getInt(11), rs.getString(12), rs.getObject(13, OffsetDateTime.class),
-                rs.getString(14));
+        return new StoredEvent(rs.getObject("event_id", UUID.class), rs.getString("aggregate_type"),
+                rs.getString("aggregate_id"), rs.getLong("aggregate_version"), rs.getString("event_type"),
+                rs.getInt("schema_version"), rs.getString("payload"), rs.getString("payload_ref"),
+                rs.getObject("created_at", OffsetDateTime.class), rs.getString("state"), rs.getInt("attempts"),
+                rs.getString("last_error_class"), rs.getObject("delivered_at", OffsetDateTime.class),
+                rs.getString("broker_message_id"));
     }
 
     /** Ids, version and attempts: what a log line or an audit row may say about an event (R6.3). */

@@ -1,7 +1,7 @@
 package dev.outbox.internal.publish;
 
-import dev.outbox.internal.schema.ClaimRequest;
-import dev.outbox.internal.schema.OutboxDataSource;
+import dev.outbox.internal.persistence.ClaimRequest;
+import dev.outbox.internal.persistence.OutboxDataSource;
 import dev.outbox.spi.OutboundEvent;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;

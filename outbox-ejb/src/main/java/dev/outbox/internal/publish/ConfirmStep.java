@@ -1,8 +1,9 @@
 package dev.outbox.internal.publish;
 
-import dev.outbox.internal.schema.Delivery;
-import dev.outbox.internal.schema.Dialect;
-import dev.outbox.internal.schema.OutboxDataSource;
+import dev.outbox.internal.persistence.Sql;
+import dev.outbox.internal.persistence.OutboxRows;
+import dev.outbox.internal.persistence.Delivery;
+import dev.outbox.internal.persistence.OutboxDataSource;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
 import dev.outbox.spi.SendResult;
@@ -62,9 +63,9 @@ public class ConfirmStep {
         int retriedNow;
         try (Connection connection = database.connect()) {
             // The database's clock, like the claim's: a retry is due by the same clock that checks it (R4.4).
-            OffsetDateTime now = Dialect.clock(connection);
+            OffsetDateTime now = Sql.clock(connection);
             confirmed = confirmDelivered(connection, claimer, now, delivered);
-            parkedNow = update(connection, Dialect.PARK, claimer, parked, (park, outcome) -> {
+            parkedNow = update(connection, OutboxRows.PARK, claimer, parked, (park, outcome) -> {
                 park.setString(1, ((SendResult.PermanentFailure) outcome.result()).errorClass());
                 return 2;
             }, outcome -> LOG.warning(() -> "parked " + outcome.event().describe() + " after "
@@ -73,13 +74,13 @@ public class ConfirmStep {
                     ? "; later versions of " + outcome.event().event().aggregateType() + "/"
                     + outcome.event().event().aggregateId() + " are blocked (strict ordering) until repaired"
                     : "; later versions of its aggregate go on (independent ordering)")));
-            retriedNow = update(connection, Dialect.RETRY_LATER, claimer, retried, (retry, outcome) -> {
+            retriedNow = update(connection, OutboxRows.RETRY_LATER, claimer, retried, (retry, outcome) -> {
                 retry.setObject(1, now.plus(backoff.after(outcome.event().attempt())));
                 retry.setString(2, errorClassOf(outcome.result()));
                 return 3;
             }, outcome -> LOG.info(() -> "retry " + outcome.event().describe() + " after "
                     + errorClassOf(outcome.result()) + " at " + now.plus(backoff.after(outcome.event().attempt()))));
-            retriedNow += update(connection, Dialect.RETRY_NOT_SENT, claimer, notSent, (retry, outcome) -> {
+            retriedNow += update(connection, OutboxRows.RETRY_NOT_SENT, claimer, notSent, (retry, outcome) -> {
                 retry.setObject(1, now);
                 return 2;
             }, outcome -> LOG.fine(() -> "not sent, due again: " + outcome.event().describe() + " ("

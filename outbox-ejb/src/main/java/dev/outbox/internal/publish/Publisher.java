@@ -4,7 +4,7 @@ import dev.outbox.internal.config.Settings;
 import dev.outbox.OutboxEvent;
 import dev.outbox.internal.health.PublisherHeartbeat;
 import dev.outbox.internal.record.OutboxCommitted;
-import dev.outbox.internal.schema.ClaimRequest;
+import dev.outbox.internal.persistence.ClaimRequest;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
 import dev.outbox.spi.SendResult;

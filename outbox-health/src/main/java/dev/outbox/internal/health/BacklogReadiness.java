@@ -3,7 +3,8 @@ package dev.outbox.internal.health;
 import java.util.function.Function;
 import java.util.Optional;
 import dev.outbox.internal.config.Settings;
-import dev.outbox.internal.schema.OutboxDataSource;
+import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.persistence.OutboxRows;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.Config;
@@ -30,8 +31,6 @@ import java.time.ZoneOffset;
 @ApplicationScoped
 public class BacklogReadiness implements HealthCheck {
 
-    static final String OLDEST_PENDING_BY_TYPE = "SELECT event_type, MIN(created_at) FROM outbox_event"
-            + " WHERE state = 'PENDING' GROUP BY event_type";
 
     @Inject
     OutboxDataSource database;
@@ -43,11 +42,11 @@ public class BacklogReadiness implements HealthCheck {
         HealthCheckResponseBuilder response = HealthCheckResponse.named("outbox-backlog").up();
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
         try (Connection connection = database.connect();
-             PreparedStatement select = connection.prepareStatement(OLDEST_PENDING_BY_TYPE);
+             PreparedStatement select = connection.prepareStatement(OutboxRows.OLDEST_PENDING_BY_TYPE);
              ResultSet rs = select.executeQuery()) {
             while (rs.next()) {
-                String type = rs.getString(1);
-                Duration age = Duration.between(rs.getObject(2, OffsetDateTime.class), now);
+                String type = rs.getString("event_type");
+                Duration age = Duration.between(rs.getObject("oldest", OffsetDateTime.class), now);
                 Duration limit = Settings.HEALTH_MAX_PENDING_AGE.duration(source, type);
                 response.withData("oldestPendingSeconds." + type, age.toSeconds());
                 if (age.compareTo(limit) > 0) {

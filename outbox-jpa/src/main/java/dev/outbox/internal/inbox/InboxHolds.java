@@ -1,8 +1,9 @@
 package dev.outbox.internal.inbox;
 
+import dev.outbox.internal.persistence.InboxMarks;
 import dev.outbox.EventId;
-import dev.outbox.internal.schema.Dialect;
-import dev.outbox.internal.schema.OutboxDataSource;
+import dev.outbox.internal.persistence.Dialect;
+import dev.outbox.internal.persistence.OutboxDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -39,12 +40,13 @@ public class InboxHolds implements VersionGate.Holds {
     public static Duration heldFor(Connection connection, Dialect dialect, String consumer, EventId eventId)
             throws SQLException {
         dialect.startHold(connection, consumer, eventId.value());
-        try (PreparedStatement select = connection.prepareStatement(Dialect.HOLD_SINCE)) {
+        try (PreparedStatement select = connection.prepareStatement(InboxMarks.HOLD_SINCE)) {
             select.setString(1, consumer);
             select.setObject(2, eventId.value());
             try (ResultSet rs = select.executeQuery()) {
                 rs.next();
-                return Duration.between(rs.getObject(1, OffsetDateTime.class), rs.getObject(2, OffsetDateTime.class));
+                return Duration.between(rs.getObject("held_since", OffsetDateTime.class),
+                        rs.getObject("db_now", OffsetDateTime.class));
             }
         }
     }

@@ -1,8 +1,9 @@
 package dev.outbox.internal.inbox;
 
+import dev.outbox.internal.persistence.InboxMarks;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
-import dev.outbox.internal.schema.Dialect;
+import dev.outbox.internal.persistence.Dialect;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -65,7 +66,7 @@ public final class VersionGate {
 
     private static Long readLocked(Connection connection, String consumer, String aggregateType, String aggregateId)
             throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(Dialect.HIGH_WATER_LOCK)) {
+        try (PreparedStatement select = connection.prepareStatement(InboxMarks.HIGH_WATER_LOCK)) {
             select.setString(1, consumer);
             select.setString(2, aggregateType);
             select.setString(3, aggregateId);
@@ -77,14 +78,14 @@ public final class VersionGate {
 
     private static long lastMarkedBefore(Connection connection, String consumer, EventId eventId, String aggregateType,
                                          String aggregateId) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(Dialect.INBOX_LAST_VERSION)) {
+        try (PreparedStatement select = connection.prepareStatement(InboxMarks.INBOX_LAST_VERSION)) {
             select.setString(1, consumer);
             select.setString(2, aggregateType);
             select.setString(3, aggregateId);
             select.setObject(4, eventId.value());
             try (ResultSet rs = select.executeQuery()) {
                 rs.next();
-                return rs.getLong(1); // 0 when there is none
+                return rs.getLong("last_version"); // 0 when there is none
             }
         }
     }
@@ -96,7 +97,7 @@ public final class VersionGate {
     private static void moveHighWater(Connection connection, String consumer, String aggregateType,
                                       String aggregateId, long from, long start) throws SQLException {
         long highWater = start;
-        try (PreparedStatement marked = connection.prepareStatement(Dialect.MARKED_ABOVE)) {
+        try (PreparedStatement marked = connection.prepareStatement(InboxMarks.MARKED_ABOVE)) {
             boolean more = true;
             while (more) { // a page at a time: a long run of marks is walked to its end
                 long pageStart = highWater;
@@ -111,11 +112,11 @@ public final class VersionGate {
                         rows++;
                     }
                 }
-                more = rows == Dialect.MARKED_ABOVE_PAGE;
+                more = rows == InboxMarks.MARKED_ABOVE_PAGE;
             }
         }
         if (highWater > from) {
-            try (PreparedStatement move = connection.prepareStatement(Dialect.HIGH_WATER_MOVE)) {
+            try (PreparedStatement move = connection.prepareStatement(InboxMarks.HIGH_WATER_MOVE)) {
                 move.setLong(1, highWater);
                 move.setString(2, consumer);
                 move.setString(3, aggregateType);
@@ -127,7 +128,7 @@ public final class VersionGate {
     }
 
     private static void endHold(Connection connection, String consumer, EventId eventId) throws SQLException {
-        try (PreparedStatement delete = connection.prepareStatement(Dialect.HOLD_END)) {
+        try (PreparedStatement delete = connection.prepareStatement(InboxMarks.HOLD_END)) {
             delete.setString(1, consumer);
             delete.setObject(2, eventId.value());
             delete.executeUpdate();

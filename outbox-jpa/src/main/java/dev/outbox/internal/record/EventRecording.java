@@ -1,5 +1,6 @@
 package dev.outbox.internal.record;
 
+import dev.outbox.internal.failure.Causes;
 import dev.outbox.DuplicateEventVersionException;
 import dev.outbox.EventId;
 import dev.outbox.InvalidEventException;
@@ -8,10 +9,10 @@ import dev.outbox.OutboxEvent;
 import dev.outbox.OutboxException;
 import dev.outbox.OutboxWriteException;
 import dev.outbox.Outboxed;
-import dev.outbox.internal.schema.OutboxTransactions;
+import dev.outbox.internal.persistence.OutboxTransactions;
 import dev.outbox.PublishingProtocol;
 import dev.outbox.internal.config.OutboxSettings;
-import dev.outbox.internal.store.OutboxEventRow;
+import dev.outbox.internal.persistence.OutboxEventRow;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
@@ -21,7 +22,6 @@ import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 
-import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -132,7 +132,7 @@ public class EventRecording {
             String events = rows.stream().map(row -> row.eventId() + " " + row.event().describe())
                     .collect(Collectors.joining(", "));
             LOG.warning(() -> "outbox insert failed, transaction marked rollback-only: " + events);
-            if (UNIQUE_VIOLATION.equals(sqlState(e))) {
+            if (UNIQUE_VIOLATION.equals(Causes.sqlState(e))) {
                 throw new DuplicateEventVersionException(events, e);
             }
             throw new OutboxWriteException(events, e);
@@ -185,16 +185,4 @@ public class EventRecording {
         }
     }
 
-    private static String sqlState(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql) {
-                for (SQLException s = sql; s != null; s = s.getNextException()) {
-                    if (s.getSQLState() != null) {
-                        return s.getSQLState();
-                    }
-                }
-            }
-        }
-        return null;
-    }
 }

@@ -2,7 +2,7 @@ package dev.outbox.internal.record;
 
 import dev.outbox.Outboxed;
 import dev.outbox.EventId;
-import dev.outbox.internal.store.OutboxEventRow;
+import dev.outbox.internal.persistence.OutboxEventRow;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,10 +1,11 @@
 package dev.outbox.internal.inbox;
 
+import dev.outbox.internal.persistence.InboxMarks;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
-import dev.outbox.internal.schema.Dialect;
-import dev.outbox.internal.schema.FreshH2;
-import dev.outbox.internal.schema.H2Dialect;
+import dev.outbox.internal.persistence.Dialect;
+import dev.outbox.internal.persistence.FreshH2;
+import dev.outbox.internal.persistence.H2Dialect;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -167,7 +168,7 @@ class VersionGateTest {
         dialect.startHold(connection, "c", event);
         Thread.sleep(50);
         dialect.startHold(connection, "c", event); // a redelivery: the hold keeps its start
-        try (PreparedStatement select = connection.prepareStatement(Dialect.HOLD_SINCE)) {
+        try (PreparedStatement select = connection.prepareStatement(InboxMarks.HOLD_SINCE)) {
             select.setString(1, "c");
             select.setObject(2, event);
             try (ResultSet rs = select.executeQuery()) {
@@ -192,7 +193,7 @@ class VersionGateTest {
             expire.setObject(1, now.minusDays(1));
             expire.executeUpdate();
         }
-        try (PreparedStatement cleanup = connection.prepareStatement(Dialect.DELETE_PROCESSED_BATCH)) {
+        try (PreparedStatement cleanup = connection.prepareStatement(InboxMarks.DELETE_PROCESSED_BATCH)) {
             cleanup.setObject(1, now);
             cleanup.setObject(2, now);
             cleanup.setInt(3, 100);

@@ -1,13 +1,16 @@
 package dev.outbox.internal.protocol;
 
+import dev.outbox.internal.persistence.Sql;
+import dev.outbox.internal.persistence.InboxMarks;
+import dev.outbox.internal.persistence.OutboxRows;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
 import dev.outbox.internal.inbox.InboxHolds;
 import dev.outbox.internal.inbox.VersionCheck;
 import dev.outbox.internal.inbox.VersionGate;
-import dev.outbox.internal.schema.ClaimRequest;
-import dev.outbox.internal.schema.Delivery;
-import dev.outbox.internal.schema.Dialect;
+import dev.outbox.internal.persistence.ClaimRequest;
+import dev.outbox.internal.persistence.Delivery;
+import dev.outbox.internal.persistence.Dialect;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendResult;
 import dev.outbox.internal.transport.StrictRuns;
@@ -191,7 +194,7 @@ public final class ProtocolChecker {
     private void record() throws SQLException {
         String aggregate = "a" + random.nextInt(AGGREGATES);
         int count = 1 + random.nextInt(2);
-        OffsetDateTime now = Dialect.clock(db);
+        OffsetDateTime now = Sql.clock(db);
         db.setAutoCommit(false);
         List<Recorded> batch = new ArrayList<>();
         try (PreparedStatement insert = db.prepareStatement("INSERT INTO outbox_event (event_id, aggregate_type,"
@@ -231,7 +234,7 @@ public final class ProtocolChecker {
             List<OutboundEvent> claimed = dialect.claim(c, new ClaimRequest(publisher.claimer, 1 + random.nextInt(5),
                     LEASE, true, Set.of(INDEPENDENT_TYPE)));
             // One lease end for the whole batch; spread it by microseconds so later claims see no ties.
-            OffsetDateTime leaseEnd = Dialect.clock(c).plus(LEASE);
+            OffsetDateTime leaseEnd = Sql.clock(c).plus(LEASE);
             for (OutboundEvent event : claimed) {
                 update(c, "UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?",
                         leaseEnd.plusNanos(1_000L * (++ticks % 1_000_000)), event.id().value());
@@ -307,16 +310,16 @@ public final class ProtocolChecker {
         Connection c = publisher.connection;
         c.setAutoCommit(false);
         try {
-            OffsetDateTime now = Dialect.clock(c);
+            OffsetDateTime now = Sql.clock(c);
             List<Delivery> delivered = new ArrayList<>();
             for (Map.Entry<OutboundEvent, String> entry : results.entrySet()) {
                 OutboundEvent event = entry.getKey();
                 switch (entry.getValue()) {
                     case "delivered" -> delivered.add(new Delivery(event.id().value(), event.leaseVersion(),
                             "m-" + sequence, null, null));
-                    case "permanent" -> update(c, Dialect.PARK, "Poison", event.id().value(), publisher.claimer,
+                    case "permanent" -> update(c, OutboxRows.PARK, "Poison", event.id().value(), publisher.claimer,
                             event.leaseVersion());
-                    default -> update(c, Dialect.RETRY_LATER, now.plus(BACKOFF).plusNanos(1_000L * (++ticks % 1_000_000)),
+                    default -> update(c, OutboxRows.RETRY_LATER, now.plus(BACKOFF).plusNanos(1_000L * (++ticks % 1_000_000)),
                             entry.getValue(), event.id().value(),
                             publisher.claimer, event.leaseVersion());
                 }
@@ -364,7 +367,7 @@ public final class ProtocolChecker {
         boolean failAfterEffect = faults && random.nextInt(20) == 0;
         db.setAutoCommit(false);
         try {
-            OffsetDateTime now = Dialect.clock(db);
+            OffsetDateTime now = Sql.clock(db);
             if (!dialect.markProcessed(db, consumer, id, "Order", event.event().aggregateId(),
                     event.event().aggregateVersion(), now, now.plus(MARK_RETENTION))) {
                 db.commit();
@@ -436,13 +439,13 @@ public final class ProtocolChecker {
 
     /** One cleanup run; every row it deletes must have been delivered and past retention (R8.1). */
     private void cleanup() throws SQLException {
-        OffsetDateTime now = Dialect.clock(db);
+        OffsetDateTime now = Sql.clock(db);
         OffsetDateTime cutOff = now.minus(DELIVERED_RETENTION);
         Map<UUID, String> before = states();
         String delete = mutation == Mutation.CLEANUP_ANY_STATE
                 ? "DELETE FROM outbox_event WHERE created_at < ? AND event_id IN (SELECT event_id FROM outbox_event"
                 + " WHERE created_at < ? ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY)"
-                : Dialect.DELETE_DELIVERED_BATCH;
+                : OutboxRows.DELETE_DELIVERED_BATCH;
         update(db, delete, cutOff, cutOff, 5);
         Map<UUID, String> after = states();
         for (Map.Entry<UUID, String> row : before.entrySet()) {
@@ -453,8 +456,8 @@ public final class ProtocolChecker {
                 }
             }
         }
-        update(db, Dialect.DELETE_PROCESSED_BATCH, now, now, 5);
-        update(db, Dialect.DELETE_EXPIRED_HOLDS_BATCH, now.minus(MARK_RETENTION), now.minus(MARK_RETENTION), 5);
+        update(db, InboxMarks.DELETE_PROCESSED_BATCH, now, now, 5);
+        update(db, InboxMarks.DELETE_EXPIRED_HOLDS_BATCH, now.minus(MARK_RETENTION), now.minus(MARK_RETENTION), 5);
     }
 
     private Map<UUID, String> states() throws SQLException {
@@ -471,7 +474,7 @@ public final class ProtocolChecker {
     /** An operator replays one delivered event with its own id (R9.3); it must be sent again. */
     private void replay() throws SQLException {
         UUID id = pick("SELECT event_id FROM outbox_event WHERE state = 'DELIVERED' ORDER BY event_id");
-        if (id != null && update(db, Dialect.REPLAY_ONE, Dialect.clock(db), id) == 1) {
+        if (id != null && update(db, OutboxRows.REPLAY_ONE, Sql.clock(db), id) == 1) {
             lastReplayedAt.put(id, ++sequence);
             note(id, "replayed");
         }
@@ -481,8 +484,8 @@ public final class ProtocolChecker {
     private void repair() throws SQLException {
         UUID id = pick("SELECT event_id FROM outbox_event WHERE state = 'PARKED' ORDER BY event_id");
         if (id != null) {
-            update(db, Dialect.FIX_PARKED, "{}", null, 1, id);
-            update(db, Dialect.RESUME_PARKED, Dialect.clock(db), id);
+            update(db, OutboxRows.FIX_PARKED, "{}", null, 1, id);
+            update(db, OutboxRows.RESUME_PARKED, Sql.clock(db), id);
             note(id, "repaired and resumed");
         }
     }
@@ -596,10 +599,10 @@ public final class ProtocolChecker {
         for (int i = 0; i < 4; i++) {
             timePasses(200);
         }
-        OffsetDateTime now = Dialect.clock(db);
+        OffsetDateTime now = Sql.clock(db);
         for (int round = 0; round < 1_000; round++) {
-            int deleted = update(db, Dialect.DELETE_PROCESSED_BATCH, now, now, 1_000)
-                    + update(db, Dialect.DELETE_EXPIRED_HOLDS_BATCH, now.minus(MARK_RETENTION), now.minus(MARK_RETENTION), 1_000);
+            int deleted = update(db, InboxMarks.DELETE_PROCESSED_BATCH, now, now, 1_000)
+                    + update(db, InboxMarks.DELETE_EXPIRED_HOLDS_BATCH, now.minus(MARK_RETENTION), now.minus(MARK_RETENTION), 1_000);
             if (deleted == 0) {
                 break;
             }

@@ -1,6 +1,6 @@
 package dev.outbox.internal.protocol;
 
-import dev.outbox.internal.schema.Dialect;
+import dev.outbox.internal.persistence.Dialect;
 
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,7 +1,7 @@
 package dev.outbox.internal.protocol;
 
-import dev.outbox.internal.schema.H2Dialect;
-import dev.outbox.internal.schema.SqlScript;
+import dev.outbox.internal.persistence.H2Dialect;
+import dev.outbox.internal.persistence.SqlScript;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -5,7 +5,7 @@ import dev.outbox.*;
 import dev.outbox.internal.record.OutboxCommitted;
 import dev.outbox.PublishingProtocol;
 import dev.outbox.internal.config.OutboxSettings;
-import dev.outbox.internal.schema.OutboxTransactions;
+import dev.outbox.internal.persistence.OutboxTransactions;
 import jakarta.enterprise.event.Event;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;

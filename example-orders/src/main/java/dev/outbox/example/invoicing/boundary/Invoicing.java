@@ -4,7 +4,7 @@ import dev.outbox.example.invoicing.entity.Invoice;
 import dev.outbox.example.invoicing.entity.InvoiceEntry;
 import dev.outbox.example.orders.control.FaultDrill;
 import dev.outbox.example.orders.control.OrderEvents;
-import dev.outbox.kafka.InboxedEvent;
+import dev.outbox.InboxedEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;

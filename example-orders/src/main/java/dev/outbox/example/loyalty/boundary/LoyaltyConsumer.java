@@ -2,7 +2,7 @@ package dev.outbox.example.loyalty.boundary;
 
 import dev.outbox.example.loyalty.entity.LoyaltyPoints;
 import dev.outbox.example.orders.control.OrderEvents;
-import dev.outbox.kafka.InboxedEvent;
+import dev.outbox.InboxedEvent;
 import dev.outbox.kafka.ReactiveInbox;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

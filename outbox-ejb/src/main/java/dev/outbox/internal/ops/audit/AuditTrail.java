@@ -1,7 +1,7 @@
 package dev.outbox.internal.ops.audit;
 
-import dev.outbox.internal.schema.Dialect;
-import dev.outbox.internal.schema.OutboxDataSource;
+import dev.outbox.internal.persistence.AuditRows;
+import dev.outbox.internal.persistence.OutboxDataSource;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -34,7 +34,7 @@ public class AuditTrail {
     @TransactionAttribute(TransactionAttributeType.MANDATORY)
     public void record(String actor, String action, UUID eventId, UUID requestId, String detail) {
         try (Connection connection = database.connect();
-             PreparedStatement insert = connection.prepareStatement(Dialect.AUDIT_INSERT)) {
+             PreparedStatement insert = connection.prepareStatement(AuditRows.AUDIT_INSERT)) {
             insert.setObject(1, UUID.randomUUID());
             insert.setObject(2, OffsetDateTime.now(ZoneOffset.UTC));
             insert.setString(3, actor);
@@ -54,16 +54,17 @@ public class AuditTrail {
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     public List<AuditEntry> recent(UUID eventId, int limit) {
         try (Connection connection = database.connect();
-             PreparedStatement select = connection.prepareStatement(Dialect.AUDIT_RECENT)) {
+             PreparedStatement select = connection.prepareStatement(AuditRows.AUDIT_RECENT)) {
             select.setObject(1, eventId);
             select.setObject(2, eventId);
             select.setInt(3, limit);
             List<AuditEntry> entries = new ArrayList<>();
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
-                    entries.add(new AuditEntry(rs.getObject(1, UUID.class), rs.getObject(2, OffsetDateTime.class),
-                            rs.getString(3), rs.getString(4), rs.getObject(5, UUID.class),
-                            rs.getObject(6, UUID.class), rs.getString(7)));
+                    entries.add(new AuditEntry(rs.getObject("audit_id", UUID.class),
+                            rs.getObject("at", OffsetDateTime.class), rs.getString("actor"), rs.getString("action"),
+                            rs.getObject("event_id", UUID.class), rs.getObject("request_id", UUID.class),
+                            rs.getString("detail")));
                 }
             }
             return entries;

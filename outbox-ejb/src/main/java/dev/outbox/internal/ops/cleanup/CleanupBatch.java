@@ -1,7 +1,9 @@
 package dev.outbox.internal.ops.cleanup;
 
-import dev.outbox.internal.schema.Dialect;
-import dev.outbox.internal.schema.OutboxDataSource;
+import dev.outbox.internal.persistence.SideEffectRows;
+import dev.outbox.internal.persistence.InboxMarks;
+import dev.outbox.internal.persistence.OutboxRows;
+import dev.outbox.internal.persistence.OutboxDataSource;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -21,22 +23,22 @@ public class CleanupBatch {
 
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public int deleteDelivered(OffsetDateTime deliveredBefore, int limit) {
-        return delete(Dialect.DELETE_DELIVERED_BATCH, deliveredBefore, limit);
+        return delete(OutboxRows.DELETE_DELIVERED_BATCH, deliveredBefore, limit);
     }
 
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public int deleteExpiredInboxMarks(OffsetDateTime now, int limit) {
-        return delete(Dialect.DELETE_PROCESSED_BATCH, now, limit);
+        return delete(InboxMarks.DELETE_PROCESSED_BATCH, now, limit);
     }
 
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public int deleteExpiredHolds(OffsetDateTime heldBefore, int limit) {
-        return delete(Dialect.DELETE_EXPIRED_HOLDS_BATCH, heldBefore, limit);
+        return delete(InboxMarks.DELETE_EXPIRED_HOLDS_BATCH, heldBefore, limit);
     }
 
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public int deleteSettledSideEffects(OffsetDateTime settledBefore, int limit) {
-        return delete(Dialect.DELETE_SETTLED_SIDE_EFFECTS_BATCH, settledBefore, limit);
+        return delete(SideEffectRows.DELETE_SETTLED_SIDE_EFFECTS_BATCH, settledBefore, limit);
     }
 
     private int delete(String sql, OffsetDateTime cutOff, int limit) {

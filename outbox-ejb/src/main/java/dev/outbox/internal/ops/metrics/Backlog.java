@@ -1,6 +1,6 @@
 package dev.outbox.internal.ops.metrics;
 
-import dev.outbox.internal.schema.Dialect;
+import dev.outbox.internal.persistence.OutboxRows;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -28,13 +28,13 @@ public record Backlog(OffsetDateTime readAt, Map<String, Long> pending, Map<Stri
         Map<String, OffsetDateTime> oldest = new TreeMap<>();
         Map<String, Long> parked = new TreeMap<>();
         Map<String, Map<String, Long>> failing = new TreeMap<>();
-        try (PreparedStatement select = connection.prepareStatement(Dialect.PENDING_BY_TYPE);
+        try (PreparedStatement select = connection.prepareStatement(OutboxRows.PENDING_BY_TYPE);
              ResultSet rs = select.executeQuery()) {
             while (rs.next()) {
-                String type = rs.getString(1);
-                String errorClass = rs.getString(2);
-                long count = rs.getLong(3);
-                OffsetDateTime first = rs.getObject(4, OffsetDateTime.class);
+                String type = rs.getString("event_type");
+                String errorClass = rs.getString("last_error_class");
+                long count = rs.getLong("events");
+                OffsetDateTime first = rs.getObject("oldest", OffsetDateTime.class);
                 pending.merge(type, count, Long::sum);
                 oldest.merge(type, first, (a, b) -> a.isBefore(b) ? a : b);
                 if (errorClass != null) {
@@ -42,10 +42,10 @@ public record Backlog(OffsetDateTime readAt, Map<String, Long> pending, Map<Stri
                 }
             }
         }
-        try (PreparedStatement select = connection.prepareStatement(Dialect.PARKED_BY_TYPE);
+        try (PreparedStatement select = connection.prepareStatement(OutboxRows.PARKED_BY_TYPE);
              ResultSet rs = select.executeQuery()) {
             while (rs.next()) {
-                parked.put(rs.getString(1), rs.getLong(2));
+                parked.put(rs.getString("event_type"), rs.getLong("events"));
             }
         }
         return new Backlog(now, pending, oldest, parked, failing);

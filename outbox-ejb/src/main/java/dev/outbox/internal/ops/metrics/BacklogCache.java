@@ -1,7 +1,7 @@
 package dev.outbox.internal.ops.metrics;
 
 import dev.outbox.internal.config.Settings;
-import dev.outbox.internal.schema.OutboxDataSource;
+import dev.outbox.internal.persistence.OutboxDataSource;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -1,109 +1,61 @@
 package dev.outbox.internal.ops.metrics;
 
-import dev.outbox.internal.event.UuidV7;
-import dev.outbox.Inbox;
-import dev.outbox.internal.inbox.InboxReceived;
-import dev.outbox.internal.publish.BatchSent;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.CDI;
 
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
-import java.util.function.ToDoubleFunction;
-import java.util.logging.Level;
-import java.util.logging.Logger;
-
-import static dev.outbox.internal.ops.metrics.OutboxMeter.ALL_TYPES;
+import java.util.function.DoubleSupplier;
 
 /**
- * The outbox's meters on a Micrometer registry: what {@link MicrometerMetrics} records where the server has one.
- * A plain class, not a bean, so that only it names Micrometer types.
+ * The meters on a Micrometer registry (WildFly 39 dropped MicroProfile Metrics and serves Micrometer's Prometheus
+ * registry: {@code :9990/metrics} in the example's CLI script). Same series names and tags as on Open Liberty, so
+ * dashboards and alerts work on both (WildFly adds a {@code WF_DEPLOYMENT} tag). A plain class, not a bean: only it
+ * names Micrometer types, and it is loaded only where the server has Micrometer.
  *
  * <p>Only the registry's {@code counter}, {@code gauge} and {@code timer} methods: WildFly hands each deployment a
  * registry that forwards those to its Prometheus registry, while meters made with {@code Counter.builder(...)
  * .register(registry)} stay in the deployment's registry and are never scraped (tried). So no descriptions, and
  * a gauge's unit is part of its name.
  */
-final class MicrometerMeters {
-
-    private static final Logger LOG = Logger.getLogger(MicrometerMeters.class.getName());
+final class MicrometerMeters implements Meters {
 
     private final MeterRegistry registry;
-    private final BacklogCache cache;
-    private final NewSeries series = new NewSeries();
 
-    private MicrometerMeters(MeterRegistry registry, BacklogCache cache) {
+    private MicrometerMeters(MeterRegistry registry) {
         this.registry = registry;
-        this.cache = cache;
     }
 
-    /** The meters on the application's registry, or null when the server offers none as a CDI bean. */
-    static MicrometerMeters start(BacklogCache cache) {
+    /** The application's registry, or null when the server offers none as a CDI bean. */
+    static Meters find() {
         Instance<MeterRegistry> registries = CDI.current().select(MeterRegistry.class);
-        if (!registries.isResolvable()) {
-            LOG.info("outbox metrics: Micrometer is on the classpath but the server offers no MeterRegistry bean");
-            return null;
+        return registries.isResolvable() ? new MicrometerMeters(registries.get()) : null;
+    }
+
+    @Override
+    public void gauge(OutboxMeter meter, Map<String, String> tags, DoubleSupplier value) {
+        // The registry keeps only a weak reference to the state object: the supplier is held by OutboxMetrics.
+        registry.gauge(meter.unit == null ? meter.meterName : meter.meterName + "." + meter.unit, tags(tags), value,
+                DoubleSupplier::getAsDouble);
+    }
+
+    @Override
+    public void count(OutboxMeter meter, Map<String, String> tags, long increment) {
+        registry.counter(meter.meterName, tags(tags)).increment(increment);
+    }
+
+    @Override
+    public void time(OutboxMeter meter, Map<String, String> tags, Duration duration) {
+        registry.timer(meter.meterName, tags(tags)).record(duration);
+    }
+
+    private static Tags tags(Map<String, String> tags) {
+        Tags all = Tags.empty();
+        for (Map.Entry<String, String> tag : tags.entrySet()) {
+            all = all.and(tag.getKey(), tag.getValue());
         }
-        MicrometerMeters meters = new MicrometerMeters(registries.get(), cache);
-        meters.gauge(OutboxMeter.OLDEST_PENDING_AGE, Tags.of("event_type", ALL_TYPES),
-                m -> m.backlog().oldestPendingAge().toMillis() / 1000.0);
-        meters.gauge(OutboxMeter.PENDING, Tags.of("event_type", ALL_TYPES), m -> m.backlog().pendingTotal());
-        meters.gauge(OutboxMeter.PARKED, Tags.of("event_type", ALL_TYPES), m -> m.backlog().parkedTotal());
-        meters.backlog(); // the types of a backlog that exists at start are in the first scrape already
-        return meters;
-    }
-
-    private Backlog backlog() {
-        Backlog backlog = cache.backlog();
-        series.of(backlog, this::gaugeType, this::gaugeFailing);
-        return backlog;
-    }
-
-    private void gaugeType(String type) {
-        Tags eventType = Tags.of("event_type", OutboxMeter.tagValue(type));
-        gauge(OutboxMeter.OLDEST_PENDING_AGE, eventType, m -> m.backlog().oldestPendingAge(type).toMillis() / 1000.0);
-        gauge(OutboxMeter.PENDING, eventType, m -> m.backlog().pending().getOrDefault(type, 0L));
-        gauge(OutboxMeter.PARKED, eventType, m -> m.backlog().parked().getOrDefault(type, 0L));
-    }
-
-    private void gaugeFailing(String type, String errorClass) {
-        gauge(OutboxMeter.FAILING, Tags.of("event_type", OutboxMeter.tagValue(type), "error_class",
-                        OutboxMeter.tagValue(errorClass)),
-                m -> m.backlog().failingByClass().getOrDefault(type, Map.of()).getOrDefault(errorClass, 0L));
-    }
-
-    private void gauge(OutboxMeter meter, Tags tags, ToDoubleFunction<MicrometerMeters> value) {
-        registry.gauge(meter.unit == null ? meter.meterName : meter.meterName + "." + meter.unit, tags, this, value);
-    }
-
-    /** A batch's send outcomes before its confirm, counted once per counter rather than once per event. */
-    void sent(BatchSent batch) {
-        try {
-            batch.counts().forEach((sent, count) -> registry.counter(OutboxMeter.PUBLISHED.meterName,
-                    Tags.of("event_type", OutboxMeter.tagValue(sent.eventType()),
-                            "destination", OutboxMeter.tagValue(sent.destination()), "outcome", sent.outcome()))
-                    .increment(count));
-        } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "outbox metrics: send outcomes not counted", e);
-        }
-    }
-
-    /** Called in the consumer's transaction: it must never fail it. */
-    void received(InboxReceived received) {
-        try {
-            String consumer = OutboxMeter.tagValue(received.consumer());
-            registry.counter(OutboxMeter.RECEIVED.meterName, Tags.of("consumer", consumer,
-                    "receipt", received.receipt().name().toLowerCase(Locale.ROOT))).increment();
-            if (received.receipt() == Inbox.Receipt.FIRST) {
-                long created = UuidV7.millisOf(received.eventId().value());
-                registry.timer(OutboxMeter.LATENCY.meterName, Tags.of("consumer", consumer))
-                        .record(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - created)));
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "outbox metrics: inbox receipt not counted", e);
-        }
+        return all;
     }
 }

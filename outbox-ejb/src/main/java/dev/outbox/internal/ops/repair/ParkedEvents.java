@@ -1,5 +1,7 @@
 package dev.outbox.internal.ops.repair;
 
+import dev.outbox.internal.persistence.Sql;
+import dev.outbox.internal.persistence.OutboxRows;
 import dev.outbox.internal.config.OutboxSettings;
 import dev.outbox.OutboxEvent;
 import dev.outbox.internal.ops.AdminRefusal;
@@ -8,8 +10,7 @@ import dev.outbox.internal.ops.StoredEvent;
 import dev.outbox.internal.ops.audit.AuditTrail;
 import dev.outbox.internal.record.EventValidation;
 import dev.outbox.InvalidEventException;
-import dev.outbox.internal.schema.Dialect;
-import dev.outbox.internal.schema.OutboxDataSource;
+import dev.outbox.internal.persistence.OutboxDataSource;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.DeclareRoles;
 import jakarta.annotation.security.RolesAllowed;
@@ -60,7 +61,7 @@ public class ParkedEvents {
     @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
     public List<StoredEvent> list(int limit) {
         try (Connection connection = database.connect();
-             PreparedStatement select = connection.prepareStatement(Dialect.PARKED_PAGE)) {
+             PreparedStatement select = connection.prepareStatement(OutboxRows.PARKED_PAGE)) {
             select.setInt(1, limit);
             List<StoredEvent> parked = new ArrayList<>();
             try (ResultSet rs = select.executeQuery()) {
@@ -104,7 +105,7 @@ public class ParkedEvents {
             } catch (InvalidEventException e) {
                 throw new AdminRefusal(AdminRefusal.Kind.INVALID, e.getMessage());
             }
-            try (PreparedStatement update = connection.prepareStatement(Dialect.FIX_PARKED)) {
+            try (PreparedStatement update = connection.prepareStatement(OutboxRows.FIX_PARKED)) {
                 update.setString(1, payload);
                 update.setString(2, payloadRef == null ? null : payloadRef.toString());
                 update.setInt(3, schemaVersion);
@@ -130,8 +131,8 @@ public class ParkedEvents {
         AdminRefusal.requireReason(reason);
         try (Connection connection = database.connect()) {
             StoredEvent before = requireParked(find(connection, eventId));
-            try (PreparedStatement update = connection.prepareStatement(Dialect.RESUME_PARKED)) {
-                update.setObject(1, Dialect.clock(connection)); // due now by the clock the claim reads
+            try (PreparedStatement update = connection.prepareStatement(OutboxRows.RESUME_PARKED)) {
+                update.setObject(1, Sql.clock(connection)); // due now by the clock the claim reads
                 update.setObject(2, eventId);
                 if (update.executeUpdate() != 1) {
                     throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile");
@@ -155,7 +156,7 @@ public class ParkedEvents {
     }
 
     private static StoredEvent find(Connection connection, UUID eventId) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(Dialect.EVENT_BY_ID)) {
+        try (PreparedStatement select = connection.prepareStatement(OutboxRows.EVENT_BY_ID)) {
             select.setObject(1, eventId);
             try (ResultSet rs = select.executeQuery()) {
                 if (!rs.next()) {

@@ -1,12 +1,17 @@
 package dev.outbox.internal.ops.replay;
 
+import dev.outbox.internal.persistence.Sql;
+import dev.outbox.internal.persistence.ReplayRequests;
+import dev.outbox.internal.persistence.AuditRows;
+import dev.outbox.internal.persistence.SideEffectRows;
+import dev.outbox.internal.persistence.InboxMarks;
+import dev.outbox.internal.persistence.OutboxRows;
 import dev.outbox.OutboxEvent;
 import dev.outbox.internal.ops.AdminRefusal;
 import dev.outbox.internal.ops.OperatorRoles;
 import dev.outbox.internal.ops.audit.AuditTrail;
 import dev.outbox.internal.publish.Publisher;
-import dev.outbox.internal.schema.Dialect;
-import dev.outbox.internal.schema.OutboxDataSource;
+import dev.outbox.internal.persistence.OutboxDataSource;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.DeclareRoles;
 import jakarta.annotation.security.RolesAllowed;
@@ -73,7 +78,7 @@ public class Replay {
         try (Connection connection = database.connect()) {
             ReplaySettings settings = settings();
             return plan(connection, selection, settings, replayedWithoutApproval(connection,
-                    caller.getCallerPrincipal().getName(), Dialect.clock(connection).minus(settings.approvalWindow())));
+                    caller.getCallerPrincipal().getName(), Sql.clock(connection).minus(settings.approvalWindow())));
         } catch (SQLException e) {
             throw new IllegalStateException("cannot preview the replay", e);
         }
@@ -93,7 +98,7 @@ public class Replay {
         try (Connection connection = database.connect()) {
             // R9.4: a parallel request of the same person waits here until this one committed, then counts it.
             database.dialect().lockRequester(connection, actor);
-            OffsetDateTime now = Dialect.clock(connection);
+            OffsetDateTime now = Sql.clock(connection);
             long recently = replayedWithoutApproval(connection, actor, now.minus(settings.approvalWindow()));
             ReplayPlan plan = plan(connection, selection, settings, recently);
             if (plan.events() == 0) {
@@ -103,7 +108,7 @@ public class Replay {
                         + (plan.skipped().isEmpty() ? "" : "; skipped: " + plan.skipped()));
             }
             boolean approvalRequired = plan.approvalRequired();
-            try (PreparedStatement insert = connection.prepareStatement(Dialect.REPLAY_REQUEST_INSERT)) {
+            try (PreparedStatement insert = connection.prepareStatement(ReplayRequests.REPLAY_REQUEST_INSERT)) {
                 insert.setObject(1, requestId);
                 insert.setObject(2, now);
                 insert.setString(3, actor);
@@ -199,12 +204,12 @@ public class Replay {
      */
     private ReplayDecision execute(Connection connection, UUID requestId, ReplaySelection selection,
                                    List<UUID> eventIds, String actor, ReplaySettings settings) throws SQLException {
-        OffsetDateTime start = Dialect.clock(connection); // due times are checked on the database's clock
+        OffsetDateTime start = Sql.clock(connection); // due times are checked on the database's clock
         boolean resume = selection.resumesParked();
         long nanosApart = 1_000_000_000L / settings.ratePerSecond();
         int replayed = 0;
-        try (PreparedStatement update = connection.prepareStatement(resume ? Dialect.RESUME_PARKED : Dialect.REPLAY_ONE);
-             PreparedStatement trail = connection.prepareStatement(Dialect.AUDIT_INSERT)) {
+        try (PreparedStatement update = connection.prepareStatement(resume ? OutboxRows.RESUME_PARKED : OutboxRows.REPLAY_ONE);
+             PreparedStatement trail = connection.prepareStatement(AuditRows.AUDIT_INSERT)) {
             for (UUID eventId : eventIds) {
                 // R9.4: the k-th event is due k/rate seconds from now, so the publisher re-sends at that rate.
                 update.setObject(1, start.plusNanos(nanosApart * replayed));
@@ -263,19 +268,20 @@ public class Replay {
         Map<String, Long> consumers = new TreeMap<>();
         Map<String, Long> sideEffects = new TreeMap<>();
         if (!sample.isEmpty()) {
-            try (PreparedStatement select = connection.prepareStatement(Dialect.consumersOf(sample.size()))) {
+            try (PreparedStatement select = connection.prepareStatement(InboxMarks.consumersOf(sample.size()))) {
                 bindIds(select, sample);
                 try (ResultSet rs = select.executeQuery()) {
                     while (rs.next()) {
-                        consumers.put(rs.getString(1), rs.getLong(2));
+                        consumers.put(rs.getString("consumer"), rs.getLong("events"));
                     }
                 }
             }
-            try (PreparedStatement select = connection.prepareStatement(Dialect.sideEffectsOf(sample.size()))) {
+            try (PreparedStatement select = connection.prepareStatement(SideEffectRows.sideEffectsOf(sample.size()))) {
                 bindIds(select, sample);
                 try (ResultSet rs = select.executeQuery()) {
                     while (rs.next()) {
-                        sideEffects.put(rs.getString(1) + "/" + rs.getString(2) + " " + rs.getString(3), rs.getLong(4));
+                        sideEffects.put(rs.getString("consumer") + "/" + rs.getString("effect") + " " + rs.getString("state"),
+                                rs.getLong("events"));
                     }
                 }
             }
@@ -289,19 +295,19 @@ public class Replay {
             throws SQLException {
         List<Candidate> candidates = new ArrayList<>();
         if (selection.byIds()) {
-            try (PreparedStatement select = connection.prepareStatement(Dialect.EVENT_BY_ID)) {
+            try (PreparedStatement select = connection.prepareStatement(OutboxRows.EVENT_BY_ID)) {
                 for (UUID id : selection.eventIds()) {
                     select.setObject(1, id);
                     try (ResultSet rs = select.executeQuery()) {
-                        candidates.add(rs.next() ? new Candidate(id, rs.getString(2), rs.getString(5),
-                                rs.getString(10)) : new Candidate(id, null, null, null));
+                        candidates.add(rs.next() ? new Candidate(id, rs.getString("aggregate_type"),
+                                rs.getString("event_type"), rs.getString("state")) : new Candidate(id, null, null, null));
                     }
                 }
             }
             return candidates;
         }
         if (selection.resumesParked()) {
-            try (PreparedStatement select = connection.prepareStatement(Dialect.PARKED_WITH)) {
+            try (PreparedStatement select = connection.prepareStatement(OutboxRows.PARKED_WITH)) {
                 select.setString(1, selection.parkedWith());
                 select.setString(2, selection.eventType());
                 select.setString(3, selection.eventType());
@@ -309,7 +315,7 @@ public class Replay {
                 readCandidates(select, candidates);
             }
         } else {
-            try (PreparedStatement select = connection.prepareStatement(Dialect.REPLAY_RANGE)) {
+            try (PreparedStatement select = connection.prepareStatement(OutboxRows.REPLAY_RANGE)) {
                 select.setObject(1, selection.from());
                 select.setObject(2, selection.to());
                 select.setString(3, selection.eventType());
@@ -328,14 +334,14 @@ public class Replay {
     private static void readCandidates(PreparedStatement select, List<Candidate> candidates) throws SQLException {
         try (ResultSet rs = select.executeQuery()) {
             while (rs.next()) {
-                candidates.add(new Candidate(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3),
-                        rs.getString(4)));
+                candidates.add(new Candidate(rs.getObject("event_id", UUID.class), rs.getString("aggregate_type"),
+                        rs.getString("event_type"), rs.getString("state")));
             }
         }
     }
 
     private static void storeEvents(Connection connection, UUID requestId, List<UUID> eventIds) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(Dialect.REPLAY_REQUEST_EVENT_INSERT)) {
+        try (PreparedStatement insert = connection.prepareStatement(ReplayRequests.REPLAY_REQUEST_EVENT_INSERT)) {
             for (int i = 0; i < eventIds.size(); i++) {
                 insert.setObject(1, requestId);
                 insert.setInt(2, i);
@@ -348,7 +354,7 @@ public class Replay {
 
     private static List<UUID> storedEvents(Connection connection, UUID requestId) throws SQLException {
         List<UUID> ids = new ArrayList<>();
-        try (PreparedStatement select = connection.prepareStatement(Dialect.REPLAY_REQUEST_EVENTS)) {
+        try (PreparedStatement select = connection.prepareStatement(ReplayRequests.REPLAY_REQUEST_EVENTS)) {
             select.setObject(1, requestId);
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
@@ -361,12 +367,12 @@ public class Replay {
 
     private static long replayedWithoutApproval(Connection connection, String actor, OffsetDateTime since)
             throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(Dialect.REPLAYED_UNAPPROVED_SINCE)) {
+        try (PreparedStatement select = connection.prepareStatement(ReplayRequests.REPLAYED_UNAPPROVED_SINCE)) {
             select.setString(1, actor);
             select.setObject(2, since);
             try (ResultSet rs = select.executeQuery()) {
                 rs.next();
-                return rs.getLong(1);
+                return rs.getLong("events");
             }
         }
     }
@@ -379,7 +385,7 @@ public class Replay {
 
     private static void decide(Connection connection, UUID requestId, String state, String actor)
             throws SQLException {
-        try (PreparedStatement update = connection.prepareStatement(Dialect.REPLAY_REQUEST_DECIDE)) {
+        try (PreparedStatement update = connection.prepareStatement(ReplayRequests.REPLAY_REQUEST_DECIDE)) {
             update.setString(1, state);
             update.setString(2, actor);
             update.setObject(3, now());
@@ -391,15 +397,16 @@ public class Replay {
     }
 
     private static ReplayDecision find(Connection connection, UUID requestId, int replayed) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(Dialect.REPLAY_REQUEST_BY_ID)) {
+        try (PreparedStatement select = connection.prepareStatement(ReplayRequests.REPLAY_REQUEST_BY_ID)) {
             select.setObject(1, requestId);
             try (ResultSet rs = select.executeQuery()) {
                 if (!rs.next()) {
                     throw new AdminRefusal(AdminRefusal.Kind.NOT_FOUND, "no replay request " + requestId);
                 }
-                return new ReplayDecision(rs.getObject(1, UUID.class), rs.getString(7), rs.getString(3),
-                        rs.getString(4), rs.getString(5), rs.getInt(6), rs.getString(8),
-                        rs.getObject(9, OffsetDateTime.class), replayed);
+                return new ReplayDecision(rs.getObject("request_id", UUID.class), rs.getString("state"),
+                        rs.getString("requested_by"), rs.getString("reason"), rs.getString("selection"),
+                        rs.getInt("event_count"), rs.getString("decided_by"),
+                        rs.getObject("decided_at", OffsetDateTime.class), replayed);
             }
         }
     }

@@ -4,7 +4,8 @@ import dev.outbox.jms.InboxConsumer;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
 import dev.outbox.Inbox;
-import dev.outbox.internal.inbox.InboxTransaction;
+import dev.outbox.InboxedEvent;
+import dev.outbox.internal.inbox.InboxAttempt;
 import dev.outbox.OutboxHeaders;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
@@ -26,10 +27,7 @@ public class InboxInterceptor {
     private static final Logger LOG = Logger.getLogger(InboxInterceptor.class.getName());
 
     @Inject
-    Inbox inbox;
-
-    @Inject
-    InboxTransaction transaction;
+    InboxAttempt attempt;
 
     @AroundInvoke
     Object aroundMessage(InvocationContext invocation) throws Exception {
@@ -53,61 +51,24 @@ public class InboxInterceptor {
                     + OutboxHeaders.EVENT_ID + "; acknowledged without processing");
             return null;
         }
-        String aggregateType = message.getStringProperty(OutboxHeaders.AGGREGATE_TYPE);
-        String aggregateId = message.getStringProperty(OutboxHeaders.AGGREGATE_ID);
         Long version = message.propertyExists(OutboxHeaders.AGGREGATE_VERSION)
                 ? message.getLongProperty(OutboxHeaders.AGGREGATE_VERSION) : null;
-        Ordering ordering = Ordering.ofHeader(message.getStringProperty(OutboxHeaders.ORDERING));
+        InboxedEvent event = new InboxedEvent(eventId, message.getStringProperty(OutboxHeaders.EVENT_TYPE),
+                message.getStringProperty(OutboxHeaders.AGGREGATE_TYPE),
+                message.getStringProperty(OutboxHeaders.AGGREGATE_ID), version, null,
+                Ordering.ofHeader(message.getStringProperty(OutboxHeaders.ORDERING)), null);
         // R5.3, R5.5 without XA: the mark and the change commit in one local transaction of their own (whatever
         // the MDB's transaction attribute), and the broker gets its acknowledgement only after that commit. A crash
         // in between redelivers a duplicate that the inbox absorbs; nothing is left in doubt between two
         // resource managers.
-        Inbox.Receipt receipt;
-        try {
-            receipt = transaction.run(() -> {
-                Inbox.Receipt decided = inbox.receive(consumer, eventId, aggregateType, aggregateId, version,
-                        ordering);
-                if (decided == Inbox.Receipt.HELD) {
-                    throw new Held();
-                }
-                if (decided == Inbox.Receipt.FIRST) {
-                    try {
-                        invocation.proceed();
-                    } catch (RuntimeException e) {
-                        throw e;
-                    } catch (Exception e) {
-                        throw new CheckedFailure(e);
-                    }
-                }
-                return decided;
-            });
-        } catch (Held held) {
+        Inbox.Receipt receipt = attempt.attempt(consumer, event, messageId(message), () -> invocation.proceed());
+        if (receipt == Inbox.Receipt.HELD) {
             // R5.7: the mark rolled back; fail the delivery after a pause so the broker redelivers it later.
             Thread.sleep(Inbox.HOLD_PAUSE.toMillis());
-            throw new IllegalStateException("consumer " + consumer + " holds " + eventId + " of " + aggregateType
-                    + "/" + aggregateId + " at version " + version + " until its earlier versions arrive");
-        } catch (CheckedFailure failure) {
-            throw (Exception) failure.getCause();
-        }
-        if (receipt == Inbox.Receipt.DUPLICATE) {
-            LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + eventId + " of " + aggregateType
-                    + "/" + aggregateId + " at version " + version + ", broker id " + messageId(message));
+            throw new IllegalStateException("consumer " + consumer + " holds " + event.describe()
+                    + " until its earlier versions arrive");
         }
         return null;
-    }
-
-    /** Rolls the local transaction back when the inbox holds an event (R5.7). */
-    private static final class Held extends RuntimeException {
-        Held() {
-            super(null, null, false, false);
-        }
-    }
-
-    /** Carries a checked exception of the business method out of the transaction, which it rolls back. */
-    private static final class CheckedFailure extends RuntimeException {
-        CheckedFailure(Exception cause) {
-            super(cause);
-        }
     }
 
     private static String consumerOf(Method method) {

@@ -1,5 +1,6 @@
 package dev.outbox.internal.transport.jms;
 
+import dev.outbox.internal.failure.Causes;
 import java.util.Optional;
 import dev.outbox.internal.config.Settings;
 import dev.outbox.OutboxEvent;
@@ -92,10 +93,7 @@ public class JmsTransport implements Transport {
     }
 
     private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
+        Throwable root = Causes.root(e);
         return root == e ? String.valueOf(e.getMessage()) : e.getMessage() + " / " + root.getClass().getSimpleName()
                 + ": " + root.getMessage();
     }

@@ -1,18 +1,17 @@
 package dev.outbox.internal.inbox.kafka;
 
 import dev.outbox.internal.config.Settings;
-import dev.outbox.kafka.InboxedEvent;
+import dev.outbox.InboxedEvent;
 import dev.outbox.kafka.KafkaInbox;
 import dev.outbox.Inbox;
-import dev.outbox.internal.inbox.InboxTransaction;
+import dev.outbox.internal.failure.Causes;
+import dev.outbox.internal.inbox.InboxAttempt;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
-import java.sql.SQLException;
-import java.sql.SQLTransientException;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
@@ -30,10 +29,7 @@ public class InboxDelivery {
     private static final long MAX_PAUSE_MS = 5_000;
 
     @Inject
-    Inbox inbox;
-
-    @Inject
-    InboxTransaction transaction;
+    InboxAttempt attempt;
 
     private int maxAttempts;
 
@@ -52,77 +48,32 @@ public class InboxDelivery {
         int failures = 0;
         while (true) {
             try {
-                Inbox.Receipt receipt = transaction.run(() -> {
-                    Inbox.Receipt decided = inbox.receive(consumer, event.eventId(), event.aggregateType(),
-                            event.aggregateId(), event.aggregateVersion(), event.ordering());
-                    if (decided == Inbox.Receipt.HELD) {
-                        throw new Held();
-                    }
-                    if (decided == Inbox.Receipt.FIRST) {
-                        change.accept(event);
-                    }
-                    return decided;
-                });
-                if (receipt == Inbox.Receipt.DUPLICATE) {
-                    LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + event.describe() + ", broker id "
-                            + position);
+                Inbox.Receipt receipt = attempt.attempt(consumer, event, position, () -> change.accept(event));
+                if (receipt != Inbox.Receipt.HELD) {
+                    return;
                 }
-                return;
-            } catch (Held held) {
                 // R5.7: the mark rolled back; the hold is kept (InboxHolds), and the inbox releases the event once
                 // the gap window has passed since the first hold.
                 pause(Inbox.HOLD_PAUSE.toMillis());
-            } catch (RuntimeException e) {
-                if (isOutage(e)) {
+            } catch (Exception e) {
+                if (Causes.isDatabaseOutage(e)) {
                     LOG.warning(() -> "consumer " + consumer + " cannot reach its database for " + event.describe()
                             + " (" + e.getClass().getName() + "); retrying until it is back");
                     pause(MAX_PAUSE_MS);
                     continue;
                 }
                 failures++;
-                int attempt = failures;
+                int attemptNumber = failures;
+                String failure = Causes.root(e).getClass().getSimpleName();
                 if (failures >= maxAttempts) {
-                    park.accept(rootClass(e));
+                    park.accept(failure);
                     return;
                 }
-                LOG.warning(() -> "consumer " + consumer + " failed on " + event.describe() + ", attempt " + attempt
-                        + " of " + maxAttempts + ", broker id " + position + ": " + rootClass(e));
-                pause(Math.min(MAX_PAUSE_MS, 200L << Math.min(attempt, 10)));
+                LOG.warning(() -> "consumer " + consumer + " failed on " + event.describe() + ", attempt " + attemptNumber
+                        + " of " + maxAttempts + ", broker id " + position + ": " + failure);
+                pause(Math.min(MAX_PAUSE_MS, 200L << Math.min(attemptNumber, 10)));
             }
         }
-    }
-
-    /**
-     * H2's own codes for a database that went away (it does not use SQLSTATE class 08): connection broken, object
-     * closed, database closed (twice).
-     */
-    private static final java.util.Set<String> H2_CONNECTION_LOST = java.util.Set.of("90067", "90007", "90098", "90121");
-
-    /** A database that is away, not a change that fails: connection errors, deadlocks, serialization failures. */
-    static boolean isOutage(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLTransientException) {
-                return true;
-            }
-            if (cause instanceof SQLException sql && sql.getSQLState() != null
-                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().equals("40001")
-                    || sql.getSQLState().equals("40P01") || sql.getSQLState().equals("57P01")
-                    || H2_CONNECTION_LOST.contains(sql.getSQLState()))) {
-                return true;
-            }
-            if (cause.getCause() == cause) {
-                break;
-            }
-        }
-        return false;
-    }
-
-    static String rootClass(Throwable failure) {
-        Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getClass().getSimpleName();
     }
 
     static void pause(long millis) {
@@ -131,13 +82,6 @@ public class InboxDelivery {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while retrying an inbox delivery", e);
-        }
-    }
-
-    /** Thrown inside the transaction so the held mark rolls back. */
-    private static final class Held extends RuntimeException {
-        Held() {
-            super(null, null, false, false);
         }
     }
 }

@@ -1,6 +1,6 @@
 package dev.outbox.internal.inbox.kafka;
 
-import dev.outbox.kafka.InboxedEvent;
+import dev.outbox.InboxedEvent;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
 import dev.outbox.OutboxHeaders;

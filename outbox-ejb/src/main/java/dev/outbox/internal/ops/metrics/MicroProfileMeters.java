@@ -1,0 +1,61 @@
+package dev.outbox.internal.ops.metrics;
+
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.spi.CDI;
+import org.eclipse.microprofile.metrics.Metadata;
+import org.eclipse.microprofile.metrics.MetadataBuilder;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.Tag;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.function.DoubleSupplier;
+
+/**
+ * The meters on MicroProfile Metrics (Open Liberty: {@code /metrics}, scope {@code application}), with their
+ * descriptions and units. A plain class, not a bean: only it names MicroProfile Metrics types, and it is loaded
+ * only where the server has the API.
+ */
+final class MicroProfileMeters implements Meters {
+
+    private static final Map<OutboxMeter, Metadata> METADATA = new EnumMap<>(OutboxMeter.class);
+
+    static {
+        for (OutboxMeter meter : OutboxMeter.values()) {
+            MetadataBuilder builder = Metadata.builder().withName(meter.meterName).withDescription(meter.description);
+            METADATA.put(meter, (meter.unit == null ? builder : builder.withUnit(meter.unit)).build());
+        }
+    }
+
+    private final MetricRegistry registry;
+
+    private MicroProfileMeters(MetricRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** The application's registry, or null when the server offers none as a CDI bean. */
+    static Meters find() {
+        Instance<MetricRegistry> registries = CDI.current().select(MetricRegistry.class);
+        return registries.isResolvable() ? new MicroProfileMeters(registries.get()) : null;
+    }
+
+    @Override
+    public void gauge(OutboxMeter meter, Map<String, String> tags, DoubleSupplier value) {
+        registry.gauge(METADATA.get(meter), value, DoubleSupplier::getAsDouble, tags(tags));
+    }
+
+    @Override
+    public void count(OutboxMeter meter, Map<String, String> tags, long increment) {
+        registry.counter(METADATA.get(meter), tags(tags)).inc(increment);
+    }
+
+    @Override
+    public void time(OutboxMeter meter, Map<String, String> tags, Duration duration) {
+        registry.timer(METADATA.get(meter), tags(tags)).update(duration);
+    }
+
+    private static Tag[] tags(Map<String, String> tags) {
+        return tags.entrySet().stream().map(t -> new Tag(t.getKey(), t.getValue())).toArray(Tag[]::new);
+    }
+}

@@ -1,0 +1,62 @@
+package dev.outbox.internal.failure;
+
+import java.sql.SQLException;
+import java.sql.SQLTransientException;
+import java.util.Set;
+
+/** Reads a failure's cause chain: the one place that walks it, for the write side, the inbox and the transports. */
+public final class Causes {
+
+    /**
+     * H2's own codes for a database that went away (it does not use SQLSTATE class 08): connection broken, object
+     * closed, database closed (twice).
+     */
+    private static final Set<String> H2_CONNECTION_LOST = Set.of("90067", "90007", "90098", "90121");
+
+    private Causes() {
+    }
+
+    /** The innermost cause (a cause chain that loops ends at the looping one). */
+    public static Throwable root(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root;
+    }
+
+    /** The first SQLSTATE in the chain (each SQLException's next exceptions included), or null. */
+    public static String sqlState(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql) {
+                for (SQLException s = sql; s != null; s = s.getNextException()) {
+                    if (s.getSQLState() != null) {
+                        return s.getSQLState();
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A database that is away or a transaction the database gave up, not a change that fails: connection errors
+     * (SQLSTATE class 08, H2's own codes, PostgreSQL's admin shutdown 57P01), deadlocks and serialization failures.
+     * Retrying such a failure is right; parking the event would be wrong.
+     */
+    public static boolean isDatabaseOutage(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof SQLTransientException) {
+                return true;
+            }
+            if (cause instanceof SQLException sql && sql.getSQLState() != null) {
+                String state = sql.getSQLState();
+                if (state.startsWith("08") || state.equals("40001") || state.equals("40P01") || state.equals("57P01")
+                        || H2_CONNECTION_LOST.contains(state)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,208 @@
+package dev.outbox.internal.persistence;
+
+import dev.outbox.EventId;
+import dev.outbox.OutboxEvent;
+import dev.outbox.spi.OutboundEvent;
+
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Every SQL statement of the outbox, in one place per database: the schema scripts, the publisher's claim,
+ * confirm, retry and park, and the inbox's insert. Two implementations: {@link H2Dialect} (the embedded
+ * default, lease by compare-and-set) and {@link PostgreSqlDialect} (production, {@code FOR UPDATE SKIP LOCKED}).
+ * The statements written here once are plain SQL that both run as they are.
+ */
+public interface Dialect {
+
+
+
+
+
+
+
+
+    // The inbox's version gate (R5.7): one high-water row per consumer and aggregate, never deleted by retention,
+    // and the strict events a consumer holds, since when on the database's clock.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+    // Operations: parked-event repair (R6.6), replay (R9.2-R9.4) and their audit trail. Admin actions, not hot
+    // paths: plain SQL that both databases run as it is.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+    /**
+     * Locks one person's replay requests until the caller's transaction ends, creating the person's row the first
+     * time: a second request of theirs waits here and then counts the first one's events (R9.4).
+     */
+    default void lockRequester(Connection connection, String requester) throws SQLException {
+        startRequester(connection, requester);
+        try (PreparedStatement lock = connection.prepareStatement(ReplayRequests.REPLAY_REQUESTER_LOCK)) {
+            lock.setString(1, requester);
+            try (ResultSet rs = lock.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("no outbox_replay_requester row for " + requester + " after inserting it");
+                }
+            }
+        }
+    }
+
+    /** Inserts the requester's row unless it exists, without aborting the transaction when it does. */
+    void startRequester(Connection connection, String requester) throws SQLException;
+
+
+    /** The short name used in settings and in the script folder: {@code h2} or {@code postgresql}. */
+    String name();
+
+    /**
+     * Stops the start-up when the database would lose commits it has acknowledged if the server process is
+     * killed (R1.2: the business change and its events must survive together). Only the embedded default can be
+     * set up that way; a client-server database answers to its own durability settings.
+     */
+    default void verifyDurable(Connection connection, String dataSource) throws SQLException {
+    }
+
+    /** Reads the table the latest schema script creates: fails where the schema is older ({@link #schemaScripts}). */
+    String LATEST_SCHEMA_PROBE = "SELECT requester FROM outbox_replay_requester WHERE 1 = 0";
+
+    /** The versioned schema scripts, oldest first, as class-path resources. */
+    default List<String> schemaScripts() {
+        String folder = "META-INF/outbox/sql/" + name() + "/";
+        return List.of(folder + "V1__outbox_event_and_processed_event.sql",
+                folder + "V2__inbox_versions_and_side_effects.sql",
+                folder + "V3__audit_and_replay_requests.sql",
+                folder + "V4__undelivered_versions_index.sql",
+                folder + "V5__inbox_high_water_holds_and_replay_events.sql",
+                folder + "V6__due_on_the_database_clock.sql",
+                folder + "V7__replay_requesters.sql");
+    }
+
+    /**
+     * Claims due rows in the caller's (short) transaction, on the database's {@link #clock}: sets the claimer and a
+     * lease, bumps the lease version
+     * and the attempt count, and moves {@code next_attempt_at} to the lease end, so a claimer that dies leaves a
+     * row that is due again when its lease runs out (R4.3). Returns the claimed rows.
+     */
+    List<OutboundEvent> claim(Connection connection, ClaimRequest request) throws SQLException;
+
+    /**
+     * Marks delivered the events whose claim is still ours (same claimer, same lease version, still pending) and
+     * returns their ids; an id missing from the answer lost its lease to another claimer (R4.2). This default
+     * runs {@link #CONFIRM} once per event as one JDBC batch; a dialect may do it in one statement.
+     */
+    default Set<UUID> confirm(Connection connection, String claimer, OffsetDateTime now, List<Delivery> deliveries)
+            throws SQLException {
+        Set<UUID> confirmed = new HashSet<>();
+        if (deliveries.isEmpty()) {
+            return confirmed;
+        }
+        try (PreparedStatement confirm = connection.prepareStatement(OutboxRows.CONFIRM)) {
+            for (Delivery delivery : deliveries) {
+                confirm.setObject(1, now);
+                confirm.setString(2, delivery.brokerMessageId());
+                if (delivery.partition() == null) {
+                    confirm.setNull(3, Types.INTEGER);
+                } else {
+                    confirm.setInt(3, delivery.partition());
+                }
+                if (delivery.offset() == null) {
+                    confirm.setNull(4, Types.BIGINT);
+                } else {
+                    confirm.setLong(4, delivery.offset());
+                }
+                confirm.setObject(5, delivery.eventId());
+                confirm.setString(6, claimer);
+                confirm.setLong(7, delivery.leaseVersion());
+                confirm.addBatch();
+            }
+            int[] counts = confirm.executeBatch();
+            for (int i = 0; i < counts.length; i++) {
+                // Only an explicit 0 means the claim was no longer ours: the statement is conditional.
+                if (counts[i] != 0) {
+                    confirmed.add(deliveries.get(i).eventId());
+                }
+            }
+        }
+        return confirmed;
+    }
+
+    /**
+     * Inserts the inbox mark in the consumer's transaction; true when this is the first time the consumer sees
+     * the event, false for a duplicate (R5.1). Must not abort the transaction on a duplicate.
+     */
+    boolean markProcessed(Connection connection, String consumer, UUID eventId, String aggregateType,
+                          String aggregateId, Long aggregateVersion, OffsetDateTime now,
+                          OffsetDateTime retainUntil) throws SQLException;
+
+
+    /** Creates a consumer's high-water row for an aggregate unless it exists; never aborts the transaction. */
+    void startHighWater(Connection connection, String consumer, String aggregateType, String aggregateId,
+                        long highWater) throws SQLException;
+
+    /** Starts a consumer's hold of an event at the database's time unless it holds it already. */
+    void startHold(Connection connection, String consumer, UUID eventId) throws SQLException;
+
+
+
+
+
+
+
+
+
+    /**
+     * The dialect for a setting ({@code h2}, {@code postgresql}) or, for {@code auto}, for the JDBC driver's
+     * product name.
+     */
+    static Dialect of(String setting, String productName) {
+        String key = "auto".equals(setting) ? productName.toLowerCase(Locale.ROOT) : setting;
+        if (key.startsWith("h2")) {
+            return new H2Dialect();
+        }
+        if (key.startsWith("postgresql")) {
+            return new PostgreSqlDialect();
+        }
+        throw new IllegalStateException("the outbox has no SQL dialect for database '" + productName
+                + "'; supported: H2, PostgreSQL (setting outbox.dialect)");
+    }
+}

@@ -1,0 +1,92 @@
+package dev.outbox.internal.persistence;
+
+import java.util.UUID;
+import java.time.OffsetDateTime;
+import java.sql.Types;
+import java.sql.SQLException;
+import java.sql.PreparedStatement;
+
+/**
+ * The statements of the inbox: its marks ({@code processed_event}), the version gate's high-water marks
+ * ({@code inbox_high_water}) and holds ({@code inbox_hold}), and their cleanup (R5.1, R5.6, R5.7). Plain SQL that H2
+ * and PostgreSQL run as it is; the inserts that must not abort a transaction on a duplicate are in {@link Dialect}.
+ */
+public final class InboxMarks {
+
+    public static final String INBOX_COUNT_DUPLICATE = "UPDATE processed_event SET duplicates = duplicates + 1"
+            + " WHERE consumer = ? AND event_id = ?";
+
+    /** Locks the row, so two deliveries of one aggregate to one consumer pass the gate one after the other. */
+    public static final String HIGH_WATER_LOCK = "SELECT high_water FROM inbox_high_water WHERE consumer = ? AND aggregate_type = ?"
+            + " AND aggregate_id = ? FOR UPDATE";
+
+    public static final String HIGH_WATER_MOVE = "UPDATE inbox_high_water SET high_water = ? WHERE consumer = ? AND aggregate_type = ?"
+            + " AND aggregate_id = ? AND high_water < ?";
+
+    public static final int MARKED_ABOVE_PAGE = 1000;
+
+    /** The versions above the high-water mark a consumer has marked already (applied out of order), lowest first. */
+    public static final String MARKED_ABOVE = "SELECT aggregate_version FROM processed_event WHERE consumer = ? AND aggregate_type = ?"
+            + " AND aggregate_id = ? AND aggregate_version > ? ORDER BY aggregate_version FETCH FIRST "
+            + MARKED_ABOVE_PAGE + " ROWS ONLY";
+
+    public static final String HOLD_SINCE = "SELECT held_since, CURRENT_TIMESTAMP AS db_now FROM inbox_hold WHERE consumer = ? AND event_id = ?";
+
+    public static final String HOLD_END = "DELETE FROM inbox_hold WHERE consumer = ? AND event_id = ?";
+
+    /** Holds whose event never came back (the broker gave it up), past the inbox retention, in small batches. */
+    public static final String DELETE_EXPIRED_HOLDS_BATCH = "DELETE FROM inbox_hold WHERE held_since < ? AND (consumer, event_id) IN"
+            + " (SELECT consumer, event_id FROM inbox_hold WHERE held_since < ? ORDER BY held_since"
+            + " FETCH FIRST ? ROWS ONLY)";
+
+    /**
+     * R5.7: the highest version of one aggregate a consumer has processed, other than this event: where a consumer
+     * has marks from before the high-water rows existed, its high-water mark starts there.
+     */
+    public static final String INBOX_LAST_VERSION = "SELECT MAX(aggregate_version) AS last_version FROM processed_event"
+            + " WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ? AND event_id <> ?";
+
+    /**
+     * R5.6: one small batch of inbox marks past their retention, re-checked as they are when locked. A mark above
+     * its consumer's high-water mark stays: it is the only record that an independent event applied ahead of its
+     * turn was applied (the protocol checker found duplicates re-applied without it). {@link #EXPIRED_ABOVE_HIGH_WATER}
+     * moves the mark over such marks first, once they are past retention.
+     */
+    public static final String DELETE_PROCESSED_BATCH = "DELETE FROM processed_event WHERE retain_until < ? AND (consumer, event_id) IN"
+            + " (SELECT p.consumer, p.event_id FROM processed_event p WHERE p.retain_until < ? AND NOT EXISTS"
+            + " (SELECT 1 FROM inbox_high_water h WHERE h.consumer = p.consumer AND h.aggregate_type = p.aggregate_type"
+            + " AND h.aggregate_id = p.aggregate_id AND p.aggregate_version > h.high_water)"
+            + " ORDER BY p.retain_until FETCH FIRST ? ROWS ONLY)";
+
+    /**
+     * Which consumers already applied some events, where their inboxes share this database (a replay's dry run
+     * shows them): one statement over an IN list of {@code count} ids.
+     */
+    public static String consumersOf(int count) {
+        return "SELECT consumer, COUNT(*) AS events FROM processed_event WHERE event_id IN (" + Sql.placeholders(count)
+                + ") GROUP BY consumer ORDER BY consumer";
+    }
+
+    /** Binds the seven columns of an inbox mark, in table order. */
+    public static void bindMark(PreparedStatement insert, String consumer, UUID eventId, String aggregateType,
+                         String aggregateId, Long aggregateVersion, OffsetDateTime now, OffsetDateTime retainUntil)
+            throws SQLException {
+        insert.setString(1, consumer);
+        insert.setObject(2, eventId);
+        insert.setString(3, aggregateType);
+        insert.setString(4, aggregateId);
+        if (aggregateVersion == null) {
+            insert.setNull(5, Types.BIGINT);
+        } else {
+            insert.setLong(5, aggregateVersion);
+        }
+        insert.setObject(6, now);
+        insert.setObject(7, retainUntil);
+    }
+
+    /** Duplicates the inbox absorbed, over every consumer whose marks share this database. */
+    public static final String DUPLICATES_ABSORBED = "SELECT COALESCE(SUM(duplicates), 0) AS duplicates FROM processed_event";
+
+    private InboxMarks() {
+    }
+}

@@ -1,0 +1,62 @@
+package dev.outbox.internal.persistence;
+
+import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.config.Settings;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * The datasource the outbox's own SQL runs on ({@code outbox.datasource}) and its dialect, looked up once.
+ * Inside a JTA transaction its connections are the same one the business change uses.
+ */
+@ApplicationScoped
+public class OutboxDataSource {
+
+    @Inject
+    OutboxSettings settings;
+
+    private volatile DataSource dataSource;
+    private volatile Dialect dialect;
+
+    public Connection connect() throws SQLException {
+        return dataSource().getConnection();
+    }
+
+    public Dialect dialect() {
+        Dialect known = dialect;
+        if (known == null) {
+            try (Connection connection = connect()) {
+                known = Dialect.of(settings.dialect(), connection.getMetaData().getDatabaseProductName());
+            } catch (SQLException e) {
+                throw new IllegalStateException("cannot reach the outbox datasource " + settings.dataSource(), e);
+            }
+            dialect = known;
+        }
+        return known;
+    }
+
+    private DataSource dataSource() {
+        DataSource known = dataSource;
+        if (known == null) {
+            known = lookup(settings.dataSource());
+            dataSource = known;
+        }
+        return known;
+    }
+
+    /** Looks a datasource up by JNDI name; names the variable when the name is wrong. */
+    private static DataSource lookup(String jndiName) {
+        try {
+            return InitialContext.doLookup(jndiName);
+        } catch (NamingException e) {
+            throw new IllegalStateException("no datasource at JNDI name '" + jndiName + "' (setting "
+                    + Settings.DATASOURCE + ")", e);
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package dev.outbox.internal.persistence;
+
+/**
+ * The statements on {@code outbox_event} outside the claim ({@link Claims}): the confirm, retry and park of a
+ * claimed row, the backlog, the operators' repair and replay, and cleanup. Plain SQL that H2 and PostgreSQL run
+ * as it is; what differs per database is in {@link Dialect}.
+ */
+public final class OutboxRows {
+
+    /** R4.2: confirm only while the claim is ours: same claimer, same lease version, still pending. */
+    public static final String CLAIM_STILL_OURS = " WHERE event_id = ? AND claimed_by = ? AND lease_version = ? AND state = 'PENDING'";
+
+    /** claimed_by stays on a delivered row: which instance delivered it, for diagnosis. */
+    public static final String CONFIRM = "UPDATE outbox_event SET state = 'DELIVERED', delivered_at = ?, broker_message_id = ?,"
+            + " broker_partition = ?, broker_offset = ?, lease_until = NULL, last_error_class = NULL"
+            + CLAIM_STILL_OURS;
+
+    /** R4.4: the row stays; the next attempt waits for the backoff. */
+    public static final String RETRY_LATER = "UPDATE outbox_event SET next_attempt_at = ?, last_error_class = ?, claimed_by = NULL,"
+            + " lease_until = NULL" + CLAIM_STILL_OURS;
+
+    /**
+     * A claimed event that was never handed to a broker (held behind an earlier version of its run, or the lease
+     * ran short): the claim's attempt is given back and it is due again at once; its last error class stays.
+     */
+    public static final String RETRY_NOT_SENT = "UPDATE outbox_event SET next_attempt_at = ?, attempts = attempts - 1, claimed_by = NULL,"
+            + " lease_until = NULL" + CLAIM_STILL_OURS;
+
+    /** R4.5: parked at once, with the failure class as evidence. */
+    public static final String PARK = "UPDATE outbox_event SET state = 'PARKED', last_error_class = ?, claimed_by = NULL, lease_until = NULL"
+            + CLAIM_STILL_OURS;
+
+    /**
+     * R8.1: one small batch of delivered rows older than the cut-off, oldest first by (delivered_at, event_id),
+     * on the delivered-rows index. Repeated up to a per-run limit, never one long DELETE. The outer WHERE repeats
+     * the sub-query's condition: a row that waited for a lock is re-checked as it is now, and a replay that put it
+     * back to pending meanwhile keeps it (R9.3); the sub-query's choice alone is a stale snapshot.
+     */
+    public static final String DELETE_DELIVERED_BATCH = "DELETE FROM outbox_event WHERE state = 'DELIVERED' AND delivered_at < ?"
+            + " AND event_id IN (SELECT event_id FROM outbox_event WHERE state = 'DELIVERED' AND delivered_at < ?"
+            + " ORDER BY delivered_at, event_id FETCH FIRST ? ROWS ONLY)";
+
+    /**
+     * R6.1, R6.2: the backlog per event type and last error class (null: not failed yet), with its oldest
+     * event. Reads pending rows only, on the pending-rows index: never the delivered history.
+     */
+    public static final String PENDING_BY_TYPE = "SELECT event_type, last_error_class, COUNT(*) AS events, MIN(created_at) AS oldest"
+            + " FROM outbox_event"
+            + " WHERE state = 'PENDING' GROUP BY event_type, last_error_class";
+
+    /** Parked rows per event type, on the parked-rows index. */
+    public static final String PARKED_BY_TYPE = "SELECT event_type, COUNT(*) AS events FROM outbox_event"
+            + " WHERE state = 'PARKED' GROUP BY event_type";
+
+    /** One stored event, whole, for an operator: {@link #EVENT_COLUMNS} order. */
+    public static final String EVENT_COLUMNS = "event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
+            + " payload, payload_ref, created_at, state, attempts, last_error_class, delivered_at, broker_message_id";
+
+    public static final String EVENT_BY_ID = "SELECT " + EVENT_COLUMNS + " FROM outbox_event WHERE event_id = ?";
+
+    /** R6.6: parked rows oldest first, on the parked-rows index; the payload is fetched per event, not listed. */
+    public static final String PARKED_PAGE = "SELECT event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
+            + " NULL AS payload, payload_ref, created_at, state, attempts, last_error_class, delivered_at, broker_message_id"
+            + " FROM outbox_event WHERE state = 'PARKED' ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
+
+    /** R6.6: a repair changes the body and schema version of a parked row only; its event id stays. */
+    public static final String FIX_PARKED = "UPDATE outbox_event SET payload = ?, payload_ref = ?, schema_version = ?"
+            + " WHERE event_id = ? AND state = 'PARKED'";
+
+    /** R6.6: back to pending with the same event id; attempts and the last error class stay as evidence. */
+    public static final String RESUME_PARKED = "UPDATE outbox_event SET state = 'PENDING', next_attempt_at = ?, claimed_by = NULL,"
+            + " lease_until = NULL WHERE event_id = ? AND state = 'PARKED'";
+
+    /**
+     * R9.2: delivered events recorded in [from, to), optionally of one type, oldest first. A time-range replay is
+     * a rare admin action: it may scan the table rather than cost every business insert another index.
+     */
+    public static final String REPLAY_RANGE = "SELECT event_id, aggregate_type, event_type, state FROM outbox_event WHERE state = 'DELIVERED' AND created_at >= ?"
+            + " AND created_at < ? AND (CAST(? AS VARCHAR(100)) IS NULL OR event_type = ?)"
+            + " ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
+
+    /**
+     * R6.6, R9.4: the events parked with one error class, optionally of one type, oldest first, on the parked-rows
+     * index: a bulk resume after a configuration error parked many at once.
+     */
+    public static final String PARKED_WITH = "SELECT event_id, aggregate_type, event_type, state FROM outbox_event WHERE state = 'PARKED'"
+            + " AND last_error_class = ? AND (CAST(? AS VARCHAR(100)) IS NULL OR event_type = ?)"
+            + " ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
+
+    /**
+     * R9.3: the same row, the same event id, sent again; staggered next_attempt_at is the rate limit (R9.4). An
+     * operator's replay is a real send, also of an event that was only shadowed while its old path sent it.
+     */
+    public static final String REPLAY_ONE = "UPDATE outbox_event SET state = 'PENDING', next_attempt_at = ?, claimed_by = NULL,"
+            + " lease_until = NULL, publish_mode = 'PUBLISH' WHERE event_id = ? AND state = 'DELIVERED'";
+
+    /** The stats endpoint's counts per state. */
+    public static final String COUNT_BY_STATE = "SELECT state, COUNT(*) AS events FROM outbox_event GROUP BY state";
+
+    /**
+     * Pending events held behind a parked earlier version of their aggregate (R4.6); only asked when something is
+     * parked, and served by the (aggregate, version) unique index.
+     */
+    public static final String BLOCKED_BY_PARKED = "SELECT COUNT(*) AS events FROM outbox_event e"
+            + " WHERE e.state = 'PENDING' AND EXISTS (SELECT 1 FROM outbox_event p WHERE p.aggregate_type = e.aggregate_type"
+            + " AND p.aggregate_id = e.aggregate_id AND p.aggregate_version < e.aggregate_version AND p.state = 'PARKED')";
+
+    /** Readiness (R6.4): the oldest pending event per type, on the pending-rows index. */
+    public static final String OLDEST_PENDING_BY_TYPE = "SELECT event_type, MIN(created_at) AS oldest FROM outbox_event"
+            + " WHERE state = 'PENDING' GROUP BY event_type";
+
+    private OutboxRows() {
+    }
+}

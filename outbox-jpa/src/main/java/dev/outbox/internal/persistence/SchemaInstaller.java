@@ -1,0 +1,66 @@
+package dev.outbox.internal.persistence;
+
+import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.config.Settings;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Startup;
+import jakarta.inject.Inject;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.logging.Logger;
+
+/**
+ * The opt-in create-at-start for the embedded default ({@code outbox.schema.create=true}): runs the dialect's
+ * idempotent scripts, creating what is missing. Production databases get the same scripts through the
+ * user's migration tool, and this stays off.
+ */
+@ApplicationScoped
+public class SchemaInstaller {
+
+    private static final Logger LOG = Logger.getLogger(SchemaInstaller.class.getName());
+
+    @Inject
+    OutboxSettings settings;
+
+    @Inject
+    OutboxDataSource database;
+
+    void installAtStart(@Observes Startup startup) {
+        if (!settings.createSchema()) {
+            refuseAnOlderSchema();
+            return;
+        }
+        Dialect dialect = database.dialect();
+        try (Connection connection = database.connect()) {
+            // Every script is idempotent (IF NOT EXISTS): running them all brings an older schema up to date.
+            for (String script : dialect.schemaScripts()) {
+                SqlScript.load(script, SchemaInstaller.class.getClassLoader()).run(connection);
+                LOG.info(() -> "outbox schema script applied: " + script);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the outbox schema on " + settings.dataSource()
+                    + " (setting " + Settings.SCHEMA_CREATE + "=true)", e);
+        }
+    }
+
+    /**
+     * Where the user's migration tool owns the schema, a start on an older one would fail every command that
+     * records an event (schema V6 gives next_attempt_at the default the recorder relies on): stop here instead,
+     * naming the scripts. The probe reads the table of the latest script, which runs after the earlier ones.
+     */
+    private void refuseAnOlderSchema() {
+        try (Connection connection = database.connect();
+             java.sql.PreparedStatement probe = connection.prepareStatement(Dialect.LATEST_SCHEMA_PROBE)) {
+            probe.executeQuery().close();
+        } catch (SQLException e) {
+            List<String> scripts = database.dialect().schemaScripts();
+            throw new IllegalStateException("the outbox schema on " + settings.dataSource() + " is older than this"
+                    + " release: apply the scripts up to " + scripts.get(scripts.size() - 1) + " with your migration"
+                    + " tool (they are idempotent), or set " + Settings.SCHEMA_CREATE
+                    + "=true", e);
+        }
+    }
+}

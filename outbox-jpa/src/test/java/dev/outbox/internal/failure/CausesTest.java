@@ -1,0 +1,41 @@
+package dev.outbox.internal.failure;
+
+import org.junit.jupiter.api.Test;
+
+import java.sql.SQLException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Which failures are a database outage (retried until it ends) rather than a change that fails (parked). */
+class CausesTest {
+
+    @Test
+    void connectionErrorsAreAnOutageOnPostgreSqlAndOnH2() {
+        assertTrue(Causes.isDatabaseOutage(new IllegalStateException(new SQLException("refused", "08001"))),
+                "PostgreSQL: connection refused");
+        // Issue 16 item 10: H2 reports a lost connection with its own codes, not SQLSTATE class 08; dead-lettering
+        // records because the embedded database was away loses them from the consumer's point of view.
+        assertTrue(Causes.isDatabaseOutage(new IllegalStateException(new SQLException("Connection is broken", "90067"))),
+                "H2: connection broken");
+        assertTrue(Causes.isDatabaseOutage(new SQLException("Database is already closed", "90121")), "H2: closed");
+        assertTrue(Causes.isDatabaseOutage(new SQLException("The object is already closed", "90007")),
+                "H2: the connection was closed under the consumer");
+    }
+
+    @Test
+    void aConstraintViolationIsNoOutage() {
+        assertFalse(Causes.isDatabaseOutage(new SQLException("duplicate key", "23505")));
+        assertFalse(Causes.isDatabaseOutage(new IllegalArgumentException("bad payload")));
+    }
+
+    @Test
+    void theSqlStateIsFoundDeepInTheChainAndInNextExceptions() {
+        SQLException batch = new SQLException("batch failed");
+        batch.setNextException(new SQLException("duplicate key", "23505"));
+        assertEquals("23505", Causes.sqlState(new IllegalStateException(new RuntimeException(batch))));
+        assertEquals(null, Causes.sqlState(new IllegalStateException("no SQL here")));
+        assertEquals(SQLException.class, Causes.root(new IllegalStateException(batch)).getClass());
+    }
+}

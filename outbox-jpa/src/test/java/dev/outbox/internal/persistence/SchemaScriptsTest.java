@@ -1,0 +1,150 @@
+package dev.outbox.internal.persistence;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.util.List;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The H2 script on a real (in-memory) H2: it runs, and its keys refuse what the spec forbids. The PostgreSQL
+ * script runs on a real PostgreSQL in itests, where the server creates its schema from it.
+ */
+class SchemaScriptsTest {
+
+    private Connection connection;
+
+    @BeforeEach
+    void createSchema() throws SQLException {
+        connection = FreshH2.open();
+    }
+
+    @AfterEach
+    void close() throws SQLException {
+        connection.close();
+    }
+
+    private void insert(UUID id, String aggregateId, long version, String payload, String reference) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_event (event_id, "
+                + "aggregate_type, aggregate_id, aggregate_version, event_type, schema_version, payload, payload_ref,"
+                + " created_at, state, next_attempt_at) VALUES (?, 'Order', ?, ?, 'OrderPlaced', 1, ?, ?, ?, "
+                + "'PENDING', ?)")) {
+            Timestamp now = new Timestamp(System.currentTimeMillis());
+            insert.setObject(1, id);
+            insert.setString(2, aggregateId);
+            insert.setLong(3, version);
+            insert.setString(4, payload);
+            insert.setString(5, reference);
+            insert.setTimestamp(6, now);
+            insert.setTimestamp(7, now);
+            insert.executeUpdate();
+        }
+    }
+
+    @Test
+    void bothDialectsShipTheSameScriptNames() {
+        List<String> h2 = new H2Dialect().schemaScripts().stream().map(s -> s.substring(s.lastIndexOf('/'))).toList();
+        List<String> pg = new PostgreSqlDialect().schemaScripts().stream().map(s -> s.substring(s.lastIndexOf('/'))).toList();
+        assertEquals(h2, pg);
+        for (String script : new PostgreSqlDialect().schemaScripts()) {
+            assertTrue(SqlScript.load(script, getClass().getClassLoader()).statements().size() >= 1, script + " has statements");
+        }
+    }
+
+    @Test
+    void theScriptsCreateEveryTableAndCanRunAgain() throws SQLException {
+        assertTrue(SqlScript.tableExists(connection, "outbox_event"));
+        assertTrue(SqlScript.tableExists(connection, "processed_event"));
+        assertTrue(SqlScript.tableExists(connection, "side_effect"));
+        assertTrue(SqlScript.tableExists(connection, "outbox_audit"));
+        assertTrue(SqlScript.tableExists(connection, "outbox_replay_request"));
+        for (String script : new H2Dialect().schemaScripts()) {
+            SqlScript.load(script, getClass().getClassLoader()).run(connection);
+        }
+    }
+
+    @Test
+    void aRowRecordedWithoutItsDueTimeIsDueAtTheDatabasesTime() throws SQLException {
+        UUID id = UUID.randomUUID();
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_event (event_id, "
+                + "aggregate_type, aggregate_id, aggregate_version, event_type, schema_version, payload,"
+                + " created_at, state) VALUES (?, 'Order', 'o-clock', 1, 'OrderPlaced', 1, '{}', ?, 'PENDING')")) {
+            insert.setObject(1, id);
+            // The recording server's clock an hour ahead: the row must be due now all the same (issue 16 item 6).
+            insert.setTimestamp(2, new Timestamp(System.currentTimeMillis() + 3_600_000));
+            insert.executeUpdate();
+        }
+        try (PreparedStatement due = connection.prepareStatement(
+                "SELECT COUNT(*) FROM outbox_event WHERE event_id = ? AND next_attempt_at <= CURRENT_TIMESTAMP")) {
+            due.setObject(1, id);
+            try (var rs = due.executeQuery()) {
+                rs.next();
+                assertEquals(1, rs.getInt(1), "a new row takes the database's time as its due time");
+            }
+        }
+    }
+
+    @Test
+    void theLatestSchemaProbeFailsOnASchemaWithoutTheLatestScript() throws SQLException {
+        try (var probe = connection.prepareStatement(Dialect.LATEST_SCHEMA_PROBE)) {
+            probe.executeQuery().close(); // every script applied
+        }
+        try (var older = java.sql.DriverManager.getConnection("jdbc:h2:mem:" + UUID.randomUUID(), "sa", "")) {
+            List<String> scripts = new H2Dialect().schemaScripts();
+            for (String script : scripts.subList(0, scripts.size() - 1)) {
+                SqlScript.load(script, getClass().getClassLoader()).run(older);
+            }
+            assertThrows(SQLException.class, () -> older.prepareStatement(Dialect.LATEST_SCHEMA_PROBE).executeQuery(),
+                    "a schema one script behind must fail the probe");
+        }
+    }
+
+    @Test
+    void theUniqueKeyRefusesASecondEventAtOneAggregateVersion() throws SQLException {
+        insert(UUID.randomUUID(), "o-1", 1, "{}", null);
+        insert(UUID.randomUUID(), "o-1", 2, "{}", null);
+        SQLException e = assertThrows(SQLException.class, () -> insert(UUID.randomUUID(), "o-1", 1, "{}", null));
+        assertEquals("23505", e.getSQLState(), "a unique violation, which the recorder reports as a duplicate version");
+    }
+
+    @Test
+    void aRowNeedsExactlyOneOfPayloadAndReference() {
+        assertThrows(SQLException.class, () -> insert(UUID.randomUUID(), "o-2", 1, null, null));
+        assertThrows(SQLException.class, () -> insert(UUID.randomUUID(), "o-3", 1, "{}", "s3://bucket/key"));
+    }
+
+    @Test
+    void theInboxKeyIsConsumerAndEventId() throws SQLException {
+        UUID event = UUID.randomUUID();
+        String sql = "INSERT INTO processed_event (consumer, event_id, processed_at, retain_until) "
+                + "VALUES (?, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)";
+        try (PreparedStatement insert = connection.prepareStatement(sql)) {
+            for (String consumer : List.of("shipping", "invoicing")) {
+                insert.setString(1, consumer);
+                insert.setObject(2, event);
+                insert.executeUpdate();
+            }
+            insert.setString(1, "shipping");
+            insert.setObject(2, event);
+            SQLException e = assertThrows(SQLException.class, insert::executeUpdate,
+                    "one consumer cannot process one event twice");
+            assertEquals("23505", e.getSQLState());
+        }
+    }
+
+    @Test
+    void scriptsSplitOnSemicolonsAtLineEndsAndSkipComments() {
+        List<String> statements = SqlScript.split("-- comment\nCREATE TABLE a (x INT);\n\nCREATE INDEX i\n  ON a (x);\n");
+        assertEquals(List.of("CREATE TABLE a (x INT)", "CREATE INDEX i\n  ON a (x)"), statements);
+        assertThrows(IllegalArgumentException.class, () -> SqlScript.split("CREATE TABLE a (x INT)"));
+    }
+}
