@@ -1,7 +1,7 @@
 package dev.outbox.internal.ops.metrics;
 
-import jakarta.enterprise.inject.Instance;
-import jakarta.enterprise.inject.spi.CDI;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetadataBuilder;
 import org.eclipse.microprofile.metrics.MetricRegistry;
@@ -14,10 +14,12 @@ import java.util.function.DoubleSupplier;
 
 /**
  * The meters on MicroProfile Metrics (Open Liberty: {@code /metrics}, scope {@code application}), with their
- * descriptions and units. A plain class, not a bean: only it names MicroProfile Metrics types, and it is loaded
- * only where the server has the API.
+ * descriptions and units. A bean, because Liberty hands out the application's registry only by injection (a
+ * programmatic lookup fails in its producer); only it names MicroProfile Metrics types, so on a server without the
+ * API (WildFly 39) it is simply no bean (Weld logs WELD-000119 at INFO) and {@link OutboxMetrics} finds none.
  */
-final class MicroProfileMeters implements Meters {
+@ApplicationScoped
+public class MicroProfileMeters implements Meters {
 
     private static final Map<OutboxMeter, Metadata> METADATA = new EnumMap<>(OutboxMeter.class);
 
@@ -28,17 +30,8 @@ final class MicroProfileMeters implements Meters {
         }
     }
 
-    private final MetricRegistry registry;
-
-    private MicroProfileMeters(MetricRegistry registry) {
-        this.registry = registry;
-    }
-
-    /** The application's registry, or null when the server offers none as a CDI bean. */
-    static Meters find() {
-        Instance<MetricRegistry> registries = CDI.current().select(MetricRegistry.class);
-        return registries.isResolvable() ? new MicroProfileMeters(registries.get()) : null;
-    }
+    @Inject
+    MetricRegistry registry;
 
     @Override
     public void gauge(OutboxMeter meter, Map<String, String> tags, DoubleSupplier value) {

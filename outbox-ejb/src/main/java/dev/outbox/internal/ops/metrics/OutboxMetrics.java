@@ -7,6 +7,7 @@ import dev.outbox.internal.publish.BatchSent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 
 import java.time.Duration;
@@ -38,17 +39,22 @@ import static dev.outbox.internal.ops.metrics.OutboxMeter.ALL_TYPES;
  * A send rate alone shows a pretty zero when the producer stalls (R6.1): alert on the oldest age instead.
  *
  * <p>No field or signature names a metrics API's type (the adapters do), because Open Liberty warns at every start
- * about a bean whose fields it cannot read (CWNEN0047W), and each adapter is loaded only where its API exists.
+ * about a bean whose fields it cannot read (CWNEN0047W), and each adapter is loaded only where its API exists: the
+ * MicroProfile Metrics one is a bean (Liberty hands its registry out by injection only), the Micrometer one is
+ * looked up here when Micrometer is on the class path (WildFly).
  */
 @ApplicationScoped
 public class OutboxMetrics {
 
     private static final Logger LOG = Logger.getLogger(OutboxMetrics.class.getName());
-    private static final boolean MICROPROFILE_METRICS = present("org.eclipse.microprofile.metrics.MetricRegistry");
     private static final boolean MICROMETER = present("io.micrometer.core.instrument.MeterRegistry");
 
     @Inject
     BacklogCache cache;
+
+    /** The MicroProfile Metrics adapter where the server has that API (a bean there, none elsewhere). */
+    @Inject
+    Instance<Meters> beans;
 
     private final List<Meters> meters = new CopyOnWriteArrayList<>();
     private final NewSeries series = new NewSeries();
@@ -57,9 +63,7 @@ public class OutboxMetrics {
 
     void start(@Observes Startup startup) {
         List<Meters> found = new ArrayList<>();
-        if (MICROPROFILE_METRICS) {
-            add(found, MicroProfileMeters::find, "MicroProfile Metrics");
-        }
+        beans.forEach(found::add);
         if (MICROMETER) {
             add(found, MicrometerMeters::find, "Micrometer");
         }
