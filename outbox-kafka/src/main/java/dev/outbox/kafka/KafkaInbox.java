@@ -73,7 +73,8 @@ public class KafkaInbox {
     void configure() {
         Config config = ConfigProvider.getConfig();
         Function<String, Optional<String>> source = name -> config.getOptionalValue(name, String.class);
-        bootstrapServers = Settings.KAFKA_BOOTSTRAP_SERVERS.text(source);
+        // All Kafka settings are checked here, so a bad one stops the start even where nothing publishes to Kafka.
+        bootstrapServers = KafkaSettings.read(source, config.getPropertyNames()).bootstrapServers();
         passThrough = new HashMap<>(Settings.KAFKA_CONSUMER.properties(source, config.getPropertyNames()));
     }
 

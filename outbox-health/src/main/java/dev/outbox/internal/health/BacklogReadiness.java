@@ -39,6 +39,8 @@ public class BacklogReadiness implements HealthCheck {
     public HealthCheckResponse call() {
         Config config = ConfigProvider.getConfig();
         Function<String, Optional<String>> source = name -> config.getOptionalValue(name, String.class);
+        // A bad value fails every call (readiness DOWN), also while the backlog is empty: never silently UP.
+        Settings.HEALTH_MAX_PENDING_AGE.duration(source);
         HealthCheckResponseBuilder response = HealthCheckResponse.named("outbox-backlog").up();
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
         try (Connection connection = database.connect();

@@ -208,7 +208,11 @@ public record Setting(String name, Section section, Kind kind, String defaultVal
     }
 
     private static long whole(String variable, Optional<String> raw, String defaultValue, long min, long max) {
-        String value = raw.orElse(defaultValue);
+        if (raw.isEmpty()) {
+            // The declared default, never checked against a range another setting moved (backoff.max-ms).
+            return Long.parseLong(defaultValue);
+        }
+        String value = raw.get();
         String rule = "must be an integer from " + min + " to " + max;
         try {
             long parsed = Long.parseLong(value);

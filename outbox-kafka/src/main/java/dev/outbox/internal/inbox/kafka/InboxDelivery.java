@@ -47,14 +47,9 @@ public class InboxDelivery {
                         Consumer<String> park) {
         int failures = 0;
         while (true) {
+            Inbox.Receipt receipt;
             try {
-                Inbox.Receipt receipt = attempt.attempt(consumer, event, position, () -> change.accept(event));
-                if (receipt != Inbox.Receipt.HELD) {
-                    return;
-                }
-                // R5.7: the mark rolled back; the hold is kept (InboxHolds), and the inbox releases the event once
-                // the gap window has passed since the first hold.
-                pause(Inbox.HOLD_PAUSE.toMillis());
+                receipt = attempt.attempt(consumer, event, position, () -> change.accept(event));
             } catch (Exception e) {
                 if (Causes.isDatabaseOutage(e)) {
                     LOG.warning(() -> "consumer " + consumer + " cannot reach its database for " + event.describe()
@@ -72,7 +67,14 @@ public class InboxDelivery {
                 LOG.warning(() -> "consumer " + consumer + " failed on " + event.describe() + ", attempt " + attemptNumber
                         + " of " + maxAttempts + ", broker id " + position + ": " + failure);
                 pause(Math.min(MAX_PAUSE_MS, 200L << Math.min(attemptNumber, 10)));
+                continue;
             }
+            if (receipt != Inbox.Receipt.HELD) {
+                return;
+            }
+            // R5.7: the mark rolled back; the hold is kept (InboxHolds), and the inbox releases the event once the
+            // gap window has passed since the first hold. Outside the try: a stop while held is no failed attempt.
+            pause(Inbox.HOLD_PAUSE.toMillis());
         }
     }
 
