@@ -307,6 +307,7 @@ class OutboxBenchmarkIT {
         String run = "b3" + UUID.randomUUID().toString().substring(0, 8);
         // A topic and consumer groups of this run only, so no other test's records reach these consumers.
         startBenchServer(transport, "<variable name=\"outbox.kafka.topic\" value=\"" + run + ".{aggregateType}\"/>"
+                + "<variable name=\"example.kafka.enabled\" value=\"true\"/>"
                 + "<variable name=\"example.invoicing.topic\" value=\"" + run + ".Order\"/>"
                 + "<variable name=\"example.invoicing.group\" value=\"" + run + "-invoicing\"/>"
                 + "<variable name=\"mp.messaging.incoming.order-events.topic\" value=\"" + run + ".Order\"/>"

@@ -69,6 +69,7 @@ public final class CrashWindow {
         Map<String, String> route = new LinkedHashMap<>();
         if (kafkaBootstrap != null) {
             route.put("outbox.publisher.transport", "kafka");
+            route.put("example.kafka.enabled", "true");
             route.put("outbox.kafka.bootstrap-servers", kafkaBootstrap);
             route.put("outbox.kafka.topic", "crash.{aggregateType}");
             // The lease must outlast the longest Kafka send (2 s block + 5 s send + 5 s grace): start-up refuses less

@@ -4,11 +4,13 @@ import dev.outbox.Inbox;
 import dev.outbox.internal.event.UuidV7;
 import dev.outbox.internal.inbox.InboxReceived;
 import dev.outbox.internal.publish.BatchSent;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import jakarta.interceptor.Interceptor;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,7 +63,8 @@ public class OutboxMetrics {
     /** The gauges' suppliers, held here: Micrometer keeps only weak references to them. */
     private final List<DoubleSupplier> gauges = new CopyOnWriteArrayList<>();
 
-    void start(@Observes Startup startup) {
+    /** After the schema is installed (SchemaInstaller observes Startup at the default priority). */
+    void start(@Observes @Priority(Interceptor.Priority.LIBRARY_AFTER) Startup startup) {
         List<Meters> found = new ArrayList<>();
         beans.forEach(found::add);
         if (MICROMETER) {
