@@ -28,7 +28,25 @@ public class SchemaInstaller {
     @Inject
     OutboxDataSource database;
 
+    private boolean done;
+
     void installAtStart(@Observes Startup startup) {
+        ensureInstalled();
+    }
+
+    /**
+     * Installs the schema (or refuses an older one) once per application, whichever start-up observer asks first:
+     * the servers fire Startup per module, in no order another observer could rely on.
+     */
+    public synchronized void ensureInstalled() {
+        if (done) {
+            return;
+        }
+        install();
+        done = true;
+    }
+
+    private void install() {
         if (!settings.createSchema()) {
             refuseAnOlderSchema();
             return;

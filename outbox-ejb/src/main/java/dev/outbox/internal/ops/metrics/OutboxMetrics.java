@@ -3,14 +3,13 @@ package dev.outbox.internal.ops.metrics;
 import dev.outbox.Inbox;
 import dev.outbox.internal.event.UuidV7;
 import dev.outbox.internal.inbox.InboxReceived;
+import dev.outbox.internal.persistence.SchemaInstaller;
 import dev.outbox.internal.publish.BatchSent;
-import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
-import jakarta.interceptor.Interceptor;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,6 +53,9 @@ public class OutboxMetrics {
     @Inject
     BacklogCache cache;
 
+    @Inject
+    SchemaInstaller schema;
+
     /** The MicroProfile Metrics adapter where the server has that API (a bean there, none elsewhere). */
     @Inject
     Instance<Meters> beans;
@@ -63,8 +65,13 @@ public class OutboxMetrics {
     /** The gauges' suppliers, held here: Micrometer keeps only weak references to them. */
     private final List<DoubleSupplier> gauges = new CopyOnWriteArrayList<>();
 
-    /** After the schema is installed (SchemaInstaller observes Startup at the default priority). */
-    void start(@Observes @Priority(Interceptor.Priority.LIBRARY_AFTER) Startup startup) {
+    private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
+
+    void start(@Observes Startup startup) {
+        if (!started.compareAndSet(false, true)) {
+            return; // a server may fire Startup once per module: the meters are found and registered once
+        }
+        schema.ensureInstalled(); // the first backlog read below needs the tables
         List<Meters> found = new ArrayList<>();
         beans.forEach(found::add);
         if (MICROMETER) {
