@@ -15,25 +15,8 @@ import java.util.Set;
  */
 public record ClaimRequest(String claimer, int limit, Duration lease, boolean strictByDefault, Set<String> exceptions) {
 
-    /**
-     * The claim filter of the ordering policy: a strict event is due only when every earlier version of its
-     * aggregate is delivered, so a failed or parked event blocks the versions after it (R4.6). The unique key
-     * on (aggregate_type, aggregate_id, aggregate_version) serves the sub-query.
-     */
     /** The policy the claimed event's type has here, sent with it (R4.6). */
     public Ordering orderingOf(String eventType) {
         return strictByDefault != exceptions.contains(eventType) ? Ordering.STRICT : Ordering.INDEPENDENT;
-    }
-
-    String orderingCondition() {
-        String earlierUndelivered = "NOT EXISTS (SELECT 1 FROM outbox_event p WHERE p.aggregate_type = e.aggregate_type"
-                + " AND p.aggregate_id = e.aggregate_id AND p.aggregate_version < e.aggregate_version"
-                + " AND p.state <> 'DELIVERED')";
-        String listed = exceptions.isEmpty() ? null
-                : "e.event_type IN (" + String.join(", ", exceptions.stream().map(t -> "?").toList()) + ")";
-        if (strictByDefault) {
-            return listed == null ? " AND " + earlierUndelivered : " AND (" + listed + " OR " + earlierUndelivered + ")";
-        }
-        return listed == null ? "" : " AND (NOT " + listed + " OR " + earlierUndelivered + ")";
     }
 }

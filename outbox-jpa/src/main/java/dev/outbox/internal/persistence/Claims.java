@@ -143,7 +143,7 @@ public final class Claims {
     /** The due-row filter both dialects share; {@code e} is outbox_event. */
     public static String candidates(ClaimRequest request) {
         return "FROM outbox_event e WHERE e.state = 'PENDING' AND e.next_attempt_at <= ?"
-                + request.orderingCondition() + " ORDER BY e.next_attempt_at FETCH FIRST ? ROWS ONLY";
+                + orderingCondition(request) + " ORDER BY e.next_attempt_at FETCH FIRST ? ROWS ONLY";
     }
 
     /**
@@ -183,6 +183,23 @@ public final class Claims {
         // RETURNING and a CAS loop hand rows back in no defined order; the transports keep the batch's order, so
         // put one aggregate's versions in order here (R9.1), also for independent types that share a batch.
         return inSendOrder(claimed);
+    }
+
+    /**
+     * The claim filter of the ordering policy: a strict event is due only when every earlier version of its
+     * aggregate is delivered, so a failed or parked event blocks the versions after it (R4.6). The unique key
+     * on (aggregate_type, aggregate_id, aggregate_version) serves the sub-query.
+     */
+    static String orderingCondition(ClaimRequest request) {
+        String earlierUndelivered = "NOT EXISTS (SELECT 1 FROM outbox_event p WHERE p.aggregate_type = e.aggregate_type"
+                + " AND p.aggregate_id = e.aggregate_id AND p.aggregate_version < e.aggregate_version"
+                + " AND p.state <> 'DELIVERED')";
+        String listed = request.exceptions().isEmpty() ? null : "e.event_type IN ("
+                + String.join(", ", request.exceptions().stream().map(t -> "?").toList()) + ")";
+        if (request.strictByDefault()) {
+            return listed == null ? " AND " + earlierUndelivered : " AND (" + listed + " OR " + earlierUndelivered + ")";
+        }
+        return listed == null ? "" : " AND (NOT " + listed + " OR " + earlierUndelivered + ")";
     }
 
     private Claims() {
