@@ -11,6 +11,7 @@ import dev.outbox.internal.persistence.ClaimRequest;
 import dev.outbox.internal.persistence.Delivery;
 import dev.outbox.internal.persistence.Dialect;
 import dev.outbox.internal.persistence.PostgreSqlDialect;
+import dev.outbox.internal.persistence.RecordedRow;
 import dev.outbox.spi.OutboundEvent;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -367,21 +368,19 @@ class OutboxBenchmarkIT {
      * the one before (a microsecond apart, oldest first, all due now), a 170-byte payload.
      */
     private void insertPending(String tag, int events) {
-        db.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version, event_type,"
-                + " schema_version, payload, created_at, state, attempts, next_attempt_at, lease_version)"
+        db.execute("INSERT INTO outbox_event (" + RecordedRow.COLUMNS + ")"
                 + " SELECT gen_random_uuid(), 'Bench', ? || '-' || (g % 1000), g / 1000 + 1, 'BenchNoted', 1,"
-                + " '{\"n\":' || g || ',\"pad\":\"' || repeat('x', 150) || '\"}',"
-                + " now() - (? - g) * interval '1 microsecond', 'PENDING', 0, now() - (? - g) * interval '1 microsecond', 0"
-                + " FROM generate_series(0, ? - 1) g", tag, events, events, events);
+                + " '{\"n\":' || g || ',\"pad\":\"' || repeat('x', 150) || '\"}', NULL,"
+                + " now() - (? - g) * interval '1 microsecond', 'PENDING', 0, now() - (? - g) * interval '1 microsecond', 0,"
+                + " NULL FROM generate_series(0, ? - 1) g", tag, events, events, events);
     }
 
     /** Delivered rows of another aggregate type, as a table looks after a while in production. */
     private void insertHistory(int rows) {
-        db.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version, event_type,"
-                + " schema_version, payload, created_at, state, attempts, next_attempt_at, lease_version,"
-                + " delivered_at, broker_message_id, claimed_by)"
+        db.execute("INSERT INTO outbox_event (" + RecordedRow.COLUMNS + ", broker_message_id, claimed_by)"
                 + " SELECT gen_random_uuid(), 'History', 'h-' || (g % 100000), g / 100000 + 1, 'HistoryNoted', 1,"
-                + " '{\"pad\":\"' || repeat('y', 150) || '\"}', now(), 'DELIVERED', 1, now(), 1, now(), 'bench', 'bench'"
+                + " '{\"pad\":\"' || repeat('y', 150) || '\"}', NULL, now(), 'DELIVERED', 1, now(), 1, now(), 'bench',"
+                + " 'bench'"
                 + " FROM generate_series(0, ? - 1) g", rows);
         db.execute("ANALYZE outbox_event");
     }

@@ -1,5 +1,6 @@
 package dev.outbox.it.flow;
 
+import dev.outbox.internal.persistence.RecordedRow;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.OutboxDatabase;
@@ -152,14 +153,10 @@ class DeliveryIT extends DeliveryContract {
         String aggregate = "cleanup-" + UUID.randomUUID();
         // Five delivered rows past the 7-day retention (the server deletes 2 per batch), one old pending row.
         for (long version = 1; version <= 5; version++) {
-            db.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version,"
-                    + " event_type, schema_version, payload, created_at, state, attempts, next_attempt_at,"
-                    + " lease_version, delivered_at) VALUES (?, 'Old', ?, ?, 'OldEvent', 1, '{}', ?, 'DELIVERED', 1, ?,"
-                    + " 1, ?)", UUID.randomUUID(), aggregate, version, old, old, old);
+            db.using(RecordedRow.pending("Old", aggregate, version, "OldEvent").recordedAt(old).dueAt(old)
+                    .delivered(old)::insert);
         }
-        db.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version, event_type,"
-                + " schema_version, payload, created_at, state, attempts, next_attempt_at, lease_version)"
-                + " VALUES (?, 'Old', ?, 6, 'OldEvent', 1, '{}', ?, 'PARKED', 1, ?, 1)", UUID.randomUUID(), aggregate, old, old);
+        db.using(RecordedRow.pending("Old", aggregate, 6, "OldEvent").recordedAt(old).dueAt(old).parked()::insert);
         db.execute("INSERT INTO processed_event (consumer, event_id, processed_at, retain_until, duplicates)"
                 + " VALUES ('cleanup-test', ?, ?, ?, 0)", UUID.randomUUID(), old, old.plusDays(1));
         String recent = placeAndPay("recent-" + UUID.randomUUID());
@@ -190,12 +187,8 @@ class DeliveryIT extends DeliveryContract {
 
     /** An event written straight into the outbox, as another command of this aggregate would. */
     private UUID insertEvent(String orderId, long version, String eventType) {
-        UUID id = UUID.randomUUID();
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        db.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version, event_type,"
-                + " schema_version, payload, created_at, state, attempts, next_attempt_at, lease_version)"
-                + " VALUES (?, 'Order', ?, ?, ?, 1, '{}', ?, 'PENDING', 0, ?, 0)", id, orderId, version, eventType, now, now);
-        return id;
+        return db.using(RecordedRow.pending("Order", orderId, version, eventType).recordedAt(now).dueAt(now)::insert);
     }
 
     private long processed(String orderId, long version) {

@@ -1,5 +1,6 @@
 package dev.outbox.it.kafka;
 
+import dev.outbox.internal.persistence.RecordedRow;
 import dev.outbox.it.flow.ReactiveInboxParking;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
@@ -21,6 +22,7 @@ import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -176,12 +178,10 @@ class KafkaIT {
         assertEquals(201, placed.status(), placed.toString());
         String order = placed.orderId();
         await(SOON, "v1 invoiced", () -> db.countWhere("invoice_entry", "order_id", order), n -> n == 1);
-        String noted = "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version, event_type,"
-                + " schema_version, payload, created_at, state, attempts, next_attempt_at, lease_version) VALUES"
-                + " (gen_random_uuid(), 'Order', ?, ?, 'OrderNoted', 1, '{\"note\":\"n\"}', now(), 'PENDING', 1, %s, 0)";
         // v2's first send failed and waits out its backoff; v3 is recorded and due at once.
-        assertEquals(1, db.execute(noted.formatted("now() + interval '1 hour'"), order, 2L));
-        assertEquals(1, db.execute(noted.formatted("now()"), order, 3L));
+        db.using(RecordedRow.pending("Order", order, 2, "OrderNoted").withPayload("{\"note\":\"n\"}").attempts(1)
+                .dueAt(OffsetDateTime.now(ZoneOffset.UTC).plusHours(1))::insert);
+        db.using(RecordedRow.pending("Order", order, 3, "OrderNoted").withPayload("{\"note\":\"n\"}").attempts(1)::insert);
         await(SOON, "v3 invoiced ahead of v2", () -> db.countWhere("invoice_entry", "order_id", order), n -> n == 2);
         assertEquals(1, db.execute("UPDATE outbox_event SET next_attempt_at = now() WHERE aggregate_id = ?"
                 + " AND aggregate_version = 2", order), "v2's backoff ends");
@@ -267,11 +267,10 @@ class KafkaIT {
         server.stop();
         String tag = "bench-" + UUID.randomUUID();
         // Rows as the recorder writes them, for an aggregate type no consumer reads (topic outbox.Bench).
-        db.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version, event_type,"
-                + " schema_version, payload, created_at, state, attempts, next_attempt_at, lease_version)"
+        db.execute("INSERT INTO outbox_event (" + RecordedRow.COLUMNS + ")"
                 + " SELECT gen_random_uuid(), 'Bench', ? || '-' || (g % 1000), g / 1000 + 1, 'BenchNoted', 1,"
-                + " '{\"n\":' || g || ',\"pad\":\"' || repeat('x', 150) || '\"}', now(), 'PENDING', 0, now(), 0"
-                + " FROM generate_series(0, ? - 1) g", tag, backlog);
+                + " '{\"n\":' || g || ',\"pad\":\"' || repeat('x', 150) || '\"}', NULL, now(), 'PENDING', 0, now(), 0,"
+                + " NULL FROM generate_series(0, ? - 1) g", tag, backlog);
         server.start();
         String mine = "aggregate_type = 'Bench' AND aggregate_id LIKE '" + tag + "-%'";
         await(Duration.ofSeconds(600), backlog + " backlog events delivered",

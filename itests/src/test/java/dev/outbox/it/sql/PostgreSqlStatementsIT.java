@@ -12,6 +12,7 @@ import dev.outbox.internal.persistence.ClaimRequest;
 import dev.outbox.internal.persistence.Delivery;
 import dev.outbox.internal.persistence.Dialect;
 import dev.outbox.internal.persistence.PostgreSqlDialect;
+import dev.outbox.internal.persistence.RecordedRow;
 import dev.outbox.internal.persistence.SqlScript;
 import dev.outbox.spi.OutboundEvent;
 import org.junit.jupiter.api.AfterEach;
@@ -75,15 +76,9 @@ class PostgreSqlStatementsIT {
 
     @Test
     void aRowRecordedWithoutItsDueTimeIsDueAtTheDatabasesTime() throws SQLException {
-        UUID id = UUID.randomUUID();
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_event (event_id, "
-                + "aggregate_type, aggregate_id, aggregate_version, event_type, schema_version, payload,"
-                + " created_at, state) VALUES (?, 'Order', 'o-clock', 1, 'OrderPlaced', 1, '{}', ?, 'PENDING')")) {
-            insert.setObject(1, id);
-            // The recording server's clock an hour ahead: the row must be due now all the same (issue 16 item 6).
-            insert.setObject(2, now.plusHours(1));
-            insert.executeUpdate();
-        }
+        // The recording server's clock an hour ahead: the row must be due now all the same (issue 16 item 6).
+        UUID id = RecordedRow.pending("Order", "o-clock", 1, "OrderPlaced").recordedAt(now.plusHours(1))
+                .insert(connection);
         try (PreparedStatement due = connection.prepareStatement(
                 "SELECT COUNT(*) FROM outbox_event WHERE event_id = ? AND next_attempt_at <= CURRENT_TIMESTAMP")) {
             due.setObject(1, id);
@@ -124,19 +119,8 @@ class PostgreSqlStatementsIT {
     }
 
     private UUID pending(String aggregateId, long version, String type) throws SQLException {
-        UUID id = UUID.randomUUID();
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_event (event_id, aggregate_type,"
-                + " aggregate_id, aggregate_version, event_type, schema_version, payload, created_at, state,"
-                + " next_attempt_at) VALUES (?, 'Order', ?, ?, ?, 1, '{}', ?, 'PENDING', ?)")) {
-            insert.setObject(1, id);
-            insert.setString(2, aggregateId);
-            insert.setLong(3, version);
-            insert.setString(4, type);
-            insert.setObject(5, now.minusSeconds(10));
-            insert.setObject(6, now.minusSeconds(10));
-            insert.executeUpdate();
-        }
-        return id;
+        return RecordedRow.pending("Order", aggregateId, version, type)
+                .recordedAt(now.minusSeconds(10)).dueAt(now.minusSeconds(10)).insert(connection);
     }
 
     /** One row's columns, as strings (null stays null), for assertions that read well. */

@@ -80,6 +80,20 @@ public final class OutboxDatabase {
         }
     }
 
+    /** Work on one connection of its own (auto-commit), such as writing an outbox row through a test fixture. */
+    public <T> T using(ConnectionWork<T> work) {
+        try (Connection connection = DriverManager.getConnection(url, user, password)) {
+            return work.apply(connection);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot work on the test database at " + url, e);
+        }
+    }
+
+    @FunctionalInterface
+    public interface ConnectionWork<T> {
+        T apply(Connection connection) throws SQLException;
+    }
+
     /** Every row of a query, each as its column values in order: for assertions over many rows at once. */
     public List<List<Object>> rows(String sql, Object... values) {
         List<List<Object>> rows = new ArrayList<>();

@@ -44,19 +44,8 @@ class H2ClaimTest {
     }
 
     private UUID pending(String aggregateId, long version, String type) throws SQLException {
-        UUID id = UUID.randomUUID();
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_event (event_id, aggregate_type,"
-                + " aggregate_id, aggregate_version, event_type, schema_version, payload, created_at, state,"
-                + " next_attempt_at) VALUES (?, 'Order', ?, ?, ?, 1, '{}', ?, 'PENDING', ?)")) {
-            insert.setObject(1, id);
-            insert.setString(2, aggregateId);
-            insert.setLong(3, version);
-            insert.setString(4, type);
-            insert.setObject(5, now.minusSeconds(10));
-            insert.setObject(6, now.minusSeconds(10));
-            insert.executeUpdate();
-        }
-        return id;
+        return RecordedRow.pending("Order", aggregateId, version, type)
+                .recordedAt(now.minusSeconds(10)).dueAt(now.minusSeconds(10)).insert(connection);
     }
 
     private List<OutboundEvent> claim(String claimer, int limit, boolean strict, Set<String> exceptions)

@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Test;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Timestamp;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.UUID;
 
@@ -34,20 +35,8 @@ class SchemaScriptsTest {
     }
 
     private void insert(UUID id, String aggregateId, long version, String payload, String reference) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_event (event_id, "
-                + "aggregate_type, aggregate_id, aggregate_version, event_type, schema_version, payload, payload_ref,"
-                + " created_at, state, next_attempt_at) VALUES (?, 'Order', ?, ?, 'OrderPlaced', 1, ?, ?, ?, "
-                + "'PENDING', ?)")) {
-            Timestamp now = new Timestamp(System.currentTimeMillis());
-            insert.setObject(1, id);
-            insert.setString(2, aggregateId);
-            insert.setLong(3, version);
-            insert.setString(4, payload);
-            insert.setString(5, reference);
-            insert.setTimestamp(6, now);
-            insert.setTimestamp(7, now);
-            insert.executeUpdate();
-        }
+        RecordedRow.pending("Order", aggregateId, version, "OrderPlaced").withId(id).withBody(payload, reference)
+                .insert(connection);
     }
 
     @Test
@@ -74,15 +63,9 @@ class SchemaScriptsTest {
 
     @Test
     void aRowRecordedWithoutItsDueTimeIsDueAtTheDatabasesTime() throws SQLException {
-        UUID id = UUID.randomUUID();
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_event (event_id, "
-                + "aggregate_type, aggregate_id, aggregate_version, event_type, schema_version, payload,"
-                + " created_at, state) VALUES (?, 'Order', 'o-clock', 1, 'OrderPlaced', 1, '{}', ?, 'PENDING')")) {
-            insert.setObject(1, id);
-            // The recording server's clock an hour ahead: the row must be due now all the same (issue 16 item 6).
-            insert.setTimestamp(2, new Timestamp(System.currentTimeMillis() + 3_600_000));
-            insert.executeUpdate();
-        }
+        // The recording server's clock an hour ahead: the row must be due now all the same (issue 16 item 6).
+        UUID id = RecordedRow.pending("Order", "o-clock", 1, "OrderPlaced")
+                .recordedAt(OffsetDateTime.now(ZoneOffset.UTC).plusHours(1)).insert(connection);
         try (PreparedStatement due = connection.prepareStatement(
                 "SELECT COUNT(*) FROM outbox_event WHERE event_id = ? AND next_attempt_at <= CURRENT_TIMESTAMP")) {
             due.setObject(1, id);

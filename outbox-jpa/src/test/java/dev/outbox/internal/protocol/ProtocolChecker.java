@@ -3,6 +3,7 @@ package dev.outbox.internal.protocol;
 import dev.outbox.internal.persistence.Sql;
 import dev.outbox.internal.persistence.InboxMarks;
 import dev.outbox.internal.persistence.OutboxRows;
+import dev.outbox.internal.persistence.RecordedRow;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
 import dev.outbox.internal.inbox.InboxHolds;
@@ -197,24 +198,17 @@ public final class ProtocolChecker {
         OffsetDateTime now = Sql.clock(db);
         db.setAutoCommit(false);
         List<Recorded> batch = new ArrayList<>();
-        try (PreparedStatement insert = db.prepareStatement("INSERT INTO outbox_event (event_id, aggregate_type,"
-                + " aggregate_id, aggregate_version, event_type, schema_version, payload, created_at, state,"
-                + " next_attempt_at) VALUES (?, 'Order', ?, ?, ?, 1, ?, ?, 'PENDING', ?)")) {
+        try {
             for (int i = 0; i < count; i++) {
                 long version = versions.merge(aggregate, 1L, Long::sum);
                 String type = random.nextInt(3) == 0 ? INDEPENDENT_TYPE : STRICT_TYPE;
                 UUID id = new UUID(random.nextLong(), random.nextLong());
-                insert.setObject(1, id);
-                insert.setString(2, aggregate);
-                insert.setLong(3, version);
-                insert.setString(4, type);
                 // A poison body parks at the broker (R4.5) until an operator repairs it.
-                insert.setString(5, random.nextInt(25) == 0 ? "{\"poison\":true}" : "{}");
+                String body = random.nextInt(25) == 0 ? "{\"poison\":true}" : "{}";
                 // Distinct times: a claim cut between rows of the same time would take them in no defined order.
                 OffsetDateTime at = now.plusNanos(1_000L * ++ticks);
-                insert.setObject(6, at);
-                insert.setObject(7, at);
-                insert.executeUpdate();
+                RecordedRow.pending("Order", aggregate, version, type).withId(id).withPayload(body)
+                        .recordedAt(at).dueAt(at).insert(db);
                 batch.add(new Recorded(id, aggregate, version, type));
             }
             db.commit();
