@@ -16,7 +16,6 @@ import jakarta.transaction.Status;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.logging.Logger;
@@ -31,12 +30,6 @@ import java.util.logging.Logger;
 public class Inbox {
 
     private static final Logger LOG = Logger.getLogger(Inbox.class.getName());
-
-    /**
-     * How long a held delivery waits before it fails for redelivery (JMS) or is tried again (Kafka). The gap window
-     * must fit in the broker's redelivery budget of such pauses ({@code outbox.inbox.broker-max-deliveries}).
-     */
-    public static final Duration HOLD_PAUSE = OutboxSettings.HOLD_PAUSE;
 
     @Inject
     OutboxDataSource database;

@@ -12,17 +12,15 @@ public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String d
                              Duration inboxRetention, Duration inboxGapWindow, int brokerMaxDeliveries,
                              String transactionRegistry) {
 
-    /** How long one held delivery waits before it fails for redelivery ({@code Inbox.HOLD_PAUSE}). */
-    public static final Duration HOLD_PAUSE = Settings.HOLD_PAUSE;
 
     public static OutboxSettings read(Function<String, Optional<String>> source) {
         Duration gapWindow = Settings.INBOX_GAP_WINDOW.millis(source);
         int deliveries = Settings.INBOX_BROKER_MAX_DELIVERIES.integer(source);
-        Duration budget = HOLD_PAUSE.multipliedBy(deliveries - 1L);
+        Duration budget = Settings.HOLD_PAUSE.multipliedBy(deliveries - 1L);
         if (gapWindow.compareTo(budget) >= 0) {
             throw new InvalidSettingException(Settings.INBOX_GAP_WINDOW.name(), "must be shorter than the broker's"
                     + " redelivery budget, (" + Settings.INBOX_BROKER_MAX_DELIVERIES + " " + deliveries + " - 1) x "
-                    + HOLD_PAUSE.toMillis() + " ms = " + budget.toMillis() + " ms, or a held message is given up by"
+                    + Settings.HOLD_PAUSE.toMillis() + " ms = " + budget.toMillis() + " ms, or a held message is given up by"
                     + " the broker before the inbox applies it", Long.toString(gapWindow.toMillis()));
         }
         return new OutboxSettings(

@@ -23,7 +23,10 @@ import static dev.outbox.internal.config.Section.WRITE_SIDE;
  */
 public final class Settings {
 
-    /** How long one held delivery waits before it fails for redelivery (R5.7). */
+    /**
+     * How long a held delivery waits before it fails for redelivery (JMS) or is tried again (Kafka), R5.7. Not a
+     * setting: the gap window must fit in the broker's redelivery budget of such pauses, which start-up checks.
+     */
     public static final java.time.Duration HOLD_PAUSE = java.time.Duration.ofMillis(250);
     /** The H2 column limit; bodies above it belong in an immutable resource anyway (R3.5). */
     public static final int PAYLOAD_HARD_LIMIT = 1_000_000;

@@ -26,51 +26,6 @@ import java.util.UUID;
  */
 public interface Dialect {
 
-
-
-
-
-
-
-
-    // The inbox's version gate (R5.7): one high-water row per consumer and aggregate, never deleted by retention,
-    // and the strict events a consumer holds, since when on the database's clock.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-    // Operations: parked-event repair (R6.6), replay (R9.2-R9.4) and their audit trail. Admin actions, not hot
-    // paths: plain SQL that both databases run as it is.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
     /**
      * Locks one person's replay requests until the caller's transaction ends, creating the person's row the first
      * time: a second request of theirs waits here and then counts the first one's events (R9.4).
@@ -89,7 +44,6 @@ public interface Dialect {
 
     /** Inserts the requester's row unless it exists, without aborting the transaction when it does. */
     void startRequester(Connection connection, String requester) throws SQLException;
-
 
     /** The short name used in settings and in the script folder: {@code h2} or {@code postgresql}. */
     String name();
@@ -174,21 +128,12 @@ public interface Dialect {
                           String aggregateId, Long aggregateVersion, OffsetDateTime now,
                           OffsetDateTime retainUntil) throws SQLException;
 
-
     /** Creates a consumer's high-water row for an aggregate unless it exists; never aborts the transaction. */
     void startHighWater(Connection connection, String consumer, String aggregateType, String aggregateId,
                         long highWater) throws SQLException;
 
     /** Starts a consumer's hold of an event at the database's time unless it holds it already. */
     void startHold(Connection connection, String consumer, UUID eventId) throws SQLException;
-
-
-
-
-
-
-
-
 
     /**
      * The dialect for a setting ({@code h2}, {@code postgresql}) or, for {@code auto}, for the JDBC driver's

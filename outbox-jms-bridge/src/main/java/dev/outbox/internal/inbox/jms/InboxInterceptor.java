@@ -4,6 +4,7 @@ import dev.outbox.jms.InboxConsumer;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
 import dev.outbox.Inbox;
+import dev.outbox.internal.config.Settings;
 import dev.outbox.InboxedEvent;
 import dev.outbox.internal.inbox.InboxAttempt;
 import dev.outbox.OutboxHeaders;
@@ -64,7 +65,7 @@ public class InboxInterceptor {
         Inbox.Receipt receipt = attempt.attempt(consumer, event, messageId(message), () -> invocation.proceed());
         if (receipt == Inbox.Receipt.HELD) {
             // R5.7: the mark rolled back; fail the delivery after a pause so the broker redelivers it later.
-            Thread.sleep(Inbox.HOLD_PAUSE.toMillis());
+            Thread.sleep(Settings.HOLD_PAUSE.toMillis());
             throw new IllegalStateException("consumer " + consumer + " holds " + event.describe()
                     + " until its earlier versions arrive");
         }

@@ -74,7 +74,7 @@ public class InboxDelivery {
             }
             // R5.7: the mark rolled back; the hold is kept (InboxHolds), and the inbox releases the event once the
             // gap window has passed since the first hold. Outside the try: a stop while held is no failed attempt.
-            pause(Inbox.HOLD_PAUSE.toMillis());
+            pause(Settings.HOLD_PAUSE.toMillis());
         }
     }
 
