@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The inbox's version gate on a real H2 (the PostgreSQL twin is in itests' PostgreSqlStatementsIT): marks, the
+ * The inbox's version gate on a real H2 (DialectContract runs the gate's SQL on every dialect): marks, the
  * high-water row and durable holds, delivery by delivery, as the inbox runs them in the consumer's transaction.
  */
 class VersionGateTest {

@@ -7,8 +7,6 @@ import org.junit.jupiter.api.Test;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.UUID;
 
@@ -58,21 +56,6 @@ class SchemaScriptsTest {
         assertTrue(SqlScript.tableExists(connection, "outbox_replay_request"));
         for (String script : new H2Dialect().schemaScripts()) {
             SqlScript.load(script, getClass().getClassLoader()).run(connection);
-        }
-    }
-
-    @Test
-    void aRowRecordedWithoutItsDueTimeIsDueAtTheDatabasesTime() throws SQLException {
-        // The recording server's clock an hour ahead: the row must be due now all the same (issue 16 item 6).
-        UUID id = RecordedRow.pending("Order", "o-clock", 1, "OrderPlaced")
-                .recordedAt(OffsetDateTime.now(ZoneOffset.UTC).plusHours(1)).insert(connection);
-        try (PreparedStatement due = connection.prepareStatement(
-                "SELECT COUNT(*) FROM outbox_event WHERE event_id = ? AND next_attempt_at <= CURRENT_TIMESTAMP")) {
-            due.setObject(1, id);
-            try (var rs = due.executeQuery()) {
-                rs.next();
-                assertEquals(1, rs.getInt(1), "a new row takes the database's time as its due time");
-            }
         }
     }
 

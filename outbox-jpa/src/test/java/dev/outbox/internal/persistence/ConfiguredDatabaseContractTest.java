@@ -1,0 +1,63 @@
+package dev.outbox.internal.persistence;
+
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * The dialect contract against the database a JDBC URL names: the kit for a team that adds a dialect or runs a
+ * database no suite here runs. It needs an empty database (or schema) of its own: it installs the schema
+ * scripts and deletes every outbox row before each test.
+ *
+ * <pre>
+ * mvn -pl outbox-jpa test -Dtest=ConfiguredDatabaseContractTest -Dmaven.test.additionalClasspath=/path/to/driver.jar \
+ *     -Ddialect.contract.url=jdbc:postgresql://db/outbox_check -Ddialect.contract.user=outbox \
+ *     -Ddialect.contract.password=secret [-Ddialect.contract.dialect=postgresql]
+ * </pre>
+ */
+@EnabledIfSystemProperty(named = "dialect.contract.url", matches = ".+")
+class ConfiguredDatabaseContractTest extends DialectContract {
+
+    /** Every table of the schema scripts, children first. */
+    static final List<String> TABLES = List.of("outbox_replay_event", "outbox_replay_request",
+            "outbox_replay_requester", "outbox_audit", "inbox_hold", "inbox_high_water", "side_effect",
+            "processed_event", "outbox_event");
+
+    private Dialect dialect;
+
+    @Override
+    protected Dialect dialect() {
+        return dialect;
+    }
+
+    @Override
+    protected boolean skipsLockedRows() {
+        return !"h2".equals(dialect.name());
+    }
+
+    @Override
+    protected Connection openFresh() throws SQLException {
+        Connection connection = connect();
+        dialect = Dialect.of(System.getProperty("dialect.contract.dialect", "auto"),
+                connection.getMetaData().getDatabaseProductName());
+        for (String script : dialect.schemaScripts()) {
+            SqlScript.load(script, getClass().getClassLoader()).run(connection);
+        }
+        try (Statement statement = connection.createStatement()) {
+            for (String table : TABLES) {
+                statement.executeUpdate("DELETE FROM " + table);
+            }
+        }
+        return connection;
+    }
+
+    @Override
+    protected Connection connect() throws SQLException {
+        return DriverManager.getConnection(System.getProperty("dialect.contract.url"),
+                System.getProperty("dialect.contract.user", ""), System.getProperty("dialect.contract.password", ""));
+    }
+}

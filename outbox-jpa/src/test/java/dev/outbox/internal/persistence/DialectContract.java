@@ -1,0 +1,593 @@
+package dev.outbox.internal.persistence;
+
+import dev.outbox.EventId;
+import dev.outbox.Ordering;
+import dev.outbox.SideEffectLedger;
+import dev.outbox.internal.inbox.VersionCheck;
+import dev.outbox.internal.inbox.VersionGate;
+import dev.outbox.spi.OutboundEvent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * What every {@link Dialect} must do on its real database, at the SQL level: the claim and its lease on the
+ * database's clock, the confirm that counts only for the current claim, the ordering policy, the inbox's marks,
+ * version gate and holds, cleanup, and the replay requesters' lock. One subclass per database runs it:
+ * {@code H2DialectContractTest} here, {@code PostgreSqlDialectContractIT} in itests, and
+ * {@link ConfiguredDatabaseContractTest} against any database a JDBC URL names (the kit for a new dialect,
+ * docs/testing.md). Each test starts from empty outbox tables.
+ */
+public abstract class DialectContract {
+
+    /** The dialect under test. */
+    protected abstract Dialect dialect();
+
+    /** A connection to a database (or schema) of this test's own, with the schema scripts applied and no rows. */
+    protected abstract Connection openFresh() throws SQLException;
+
+    /** Another connection to the same database as {@link #openFresh}, for a second transaction. */
+    protected abstract Connection connect() throws SQLException;
+
+    /** Drops what {@link #openFresh} made, after the test's connection is closed. */
+    protected void dropFresh() throws SQLException {
+    }
+
+    /**
+     * Whether a claim skips rows another uncommitted claim has locked (FOR UPDATE SKIP LOCKED) rather than waiting
+     * for them: the client-server dialects must; the embedded H2 default serialises its claimers instead.
+     */
+    protected boolean skipsLockedRows() {
+        return true;
+    }
+
+    protected Connection connection;
+    /** The database's time at the start of the test: rows are recorded and due a little before it. */
+    protected OffsetDateTime now;
+
+    @BeforeEach
+    void fresh() throws SQLException {
+        connection = openFresh();
+        now = Sql.clock(connection);
+    }
+
+    @AfterEach
+    void drop() throws SQLException {
+        connection.close();
+        dropFresh();
+    }
+
+    // --- The claim and its lease (R4.1, R4.3) --------------------------------------------------------------------
+
+    @Test
+    void aClaimLeasesDueRowsOnceAndCountsTheAttempt() throws SQLException {
+        pending("a", 1, "T");
+        pending("b", 1, "T");
+        List<OutboundEvent> first = claim("p1", 10, Set.of());
+        assertEquals(2, first.size());
+        assertTrue(first.stream().allMatch(e -> e.attempt() == 1 && e.leaseVersion() == 1), first.toString());
+        assertEquals(List.of(), claim("p2", 10, Set.of()), "leased rows are not due for another claimer");
+    }
+
+    @Test
+    void theBatchSizeBoundsAClaim() throws SQLException {
+        for (int i = 0; i < 5; i++) {
+            pending("agg-" + i, 1, "T");
+        }
+        assertEquals(3, claim("p1", 3, Set.of()).size());
+        assertEquals(2, claim("p2", 3, Set.of()).size());
+    }
+
+    /** Issue 16 item 6: a claim carries no clock of the claimer's; the lease runs on the database's clock. */
+    @Test
+    void aLeaseRunsOnTheDatabasesClock() throws SQLException {
+        UUID id = pending("a", 1, "T");
+        assertEquals(1, claim("p1", 10, Set.of()).size());
+        try (PreparedStatement select = connection.prepareStatement("SELECT lease_until, CURRENT_TIMESTAMP AS db_now"
+                + " FROM outbox_event WHERE event_id = ?")) {
+            select.setObject(1, id);
+            try (ResultSet rs = select.executeQuery()) {
+                assertTrue(rs.next());
+                Duration left = Duration.between(rs.getObject("db_now", OffsetDateTime.class),
+                        rs.getObject("lease_until", OffsetDateTime.class));
+                assertTrue(left.compareTo(Duration.ofSeconds(28)) > 0 && left.compareTo(Duration.ofSeconds(30)) <= 0,
+                        "30 s of lease by the database's clock, left: " + left);
+            }
+        }
+        assertEquals(List.of(), claim("p2", 10, Set.of()), "a live lease is not due for another claimer");
+    }
+
+    @Test
+    void aRowRecordedWithoutItsDueTimeIsDueAtTheDatabasesTime() throws SQLException {
+        // The recording server's clock an hour ahead: the row must be due now all the same (issue 16 item 6).
+        UUID id = RecordedRow.pending("Order", "o-clock", 1, "OrderPlaced").recordedAt(now.plusHours(1))
+                .insert(connection);
+        assertEquals(List.of("1"), row("SELECT COUNT(*) FROM outbox_event WHERE event_id = ?"
+                + " AND next_attempt_at <= CURRENT_TIMESTAMP", id), "a new row takes the database's time as its due time");
+    }
+
+    @Test
+    void twoClaimersRacingGetDisjointRowsWithoutWaiting() throws Exception {
+        assumeTrue(skipsLockedRows(), "this dialect serialises its claimers");
+        for (int i = 0; i < 6; i++) {
+            pending("agg-" + i, 1, "T");
+        }
+        try (Connection first = connect(); Connection second = connect()) {
+            first.setAutoCommit(false);
+            second.setAutoCommit(false);
+            List<OutboundEvent> a = dialect().claim(first, request("p1", 4, Set.of()));
+            // p1 has not committed: its rows are locked, and p2 skips them instead of waiting (R4.1).
+            CompletableFuture<List<OutboundEvent>> racing = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return dialect().claim(second, request("p2", 4, Set.of()));
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            List<OutboundEvent> b;
+            try {
+                b = racing.get(5, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                first.rollback(); // lets the waiting claim go on before the connections close
+                throw new AssertionError("the second claimer waited for the first one's locked rows instead of"
+                        + " skipping them");
+            }
+            first.commit();
+            second.commit();
+            assertEquals(4, a.size());
+            assertEquals(2, b.size());
+            assertTrue(a.stream().noneMatch(x -> b.stream().anyMatch(y -> y.id().equals(x.id()))), "disjoint claims");
+        }
+    }
+
+    // --- The confirm counts only for the current claim (R4.2) --------------------------------------------------
+
+    @Test
+    void confirmParkAndRetryOnlyCountForTheClaimThatIsStillCurrent() throws SQLException {
+        UUID id = pending("a", 1, "T");
+        OutboundEvent stale = claim("p1", 10, Set.of()).get(0);
+        leaseRunsOut(id); // p1's lease runs out; p2 takes the row over (R4.3)
+        OutboundEvent current = claim("p2", 10, Set.of()).get(0);
+        assertEquals(stale.id(), current.id(), "the takeover sends the same event id");
+        assertEquals(0, update(OutboxRows.CONFIRM, now, "m-1", null, null, id, "p1", stale.leaseVersion()),
+                "a lost lease never overwrites the new claimer's result");
+        assertEquals(0, update(OutboxRows.PARK, "X", id, "p1", stale.leaseVersion()));
+        assertEquals(0, update(OutboxRows.RETRY_LATER, now, "X", id, "p1", stale.leaseVersion()));
+        assertEquals(List.of("PENDING"), row("SELECT state FROM outbox_event WHERE event_id = ?", id));
+        assertEquals(1, update(OutboxRows.CONFIRM, now, "m-2", 0, 7L, id, "p2", current.leaseVersion()));
+        assertEquals(List.of("DELIVERED"), row("SELECT state FROM outbox_event WHERE event_id = ?", id));
+    }
+
+    @Test
+    void theBatchConfirmWritesOnlyTheRowsWhoseClaimIsCurrent() throws SQLException {
+        UUID taken = pending("a", 1, "T");
+        UUID kept = pending("b", 1, "T");
+        List<OutboundEvent> stale = claim("p1", 10, Set.of());
+        leaseRunsOut(taken);
+        OutboundEvent takenOver = claim("p2", 10, Set.of()).get(0);
+        assertEquals(taken, takenOver.id().value(), "p2 took over the row whose lease ran out");
+        Set<UUID> confirmed = dialect().confirm(connection, "p1", now, stale.stream()
+                .map(e -> new Delivery(e.id().value(), e.leaseVersion(), "m-" + e.event().aggregateId(), null, null))
+                .toList());
+        assertEquals(Set.of(kept), confirmed, "p1 confirms its current claim only; the taken-over row is p2's");
+        assertEquals(List.of("DELIVERED", "m-b"), row("SELECT state, broker_message_id FROM outbox_event"
+                + " WHERE event_id = ?", kept));
+        assertEquals(List.of("PENDING"), row("SELECT state FROM outbox_event WHERE event_id = ?", taken));
+        assertEquals(Set.of(taken), dialect().confirm(connection, "p2", now, List.of(new Delivery(
+                taken, takenOver.leaseVersion(), "m-a2", 3, 42L))));
+        assertEquals(List.of("DELIVERED", "m-a2", "3", "42"), row("SELECT state, broker_message_id,"
+                + " broker_partition, broker_offset FROM outbox_event WHERE event_id = ?", taken));
+    }
+
+    @Test
+    void theBatchConfirmRefusesAnEarlierLeaseOfTheSameClaimer() throws SQLException {
+        UUID id = pending("a", 1, "T");
+        OutboundEvent first = claim("p1", 10, Set.of()).get(0);
+        leaseRunsOut(id);
+        // The same claimer id takes its own expired row again (a second worker of one server does).
+        OutboundEvent again = claim("p1", 10, Set.of()).get(0);
+        assertEquals(Set.of(), dialect().confirm(connection, "p1", now, List.of(new Delivery(id,
+                first.leaseVersion(), "m-old", null, null))), "the lease version fences an earlier claim");
+        assertEquals(Set.of(id), dialect().confirm(connection, "p1", now, List.of(new Delivery(id,
+                again.leaseVersion(), "m-new", null, null))));
+    }
+
+    // --- Retries (R4.5) ------------------------------------------------------------------------------------------
+
+    /** A version held back behind its run, or left when the lease ran short, costs no attempt and stays due. */
+    @Test
+    void anEventThatWasNeverSentGetsItsAttemptBackAndStaysDue() throws SQLException {
+        UUID id = pending("a", 1, "T");
+        OutboundEvent claimed = claim("p1", 10, Set.of()).get(0);
+        assertEquals(1, update(OutboxRows.RETRY_NOT_SENT, now.minusSeconds(1), id, "p1", claimed.leaseVersion()));
+        assertEquals(1, claim("p2", 10, Set.of()).get(0).attempt(), "the first real attempt is attempt 1");
+    }
+
+    @Test
+    void aRetryMakesTheRowDueAgainAtItsBackoffTime() throws SQLException {
+        UUID id = pending("a", 1, "T");
+        OutboundEvent claimed = claim("p1", 10, Set.of()).get(0);
+        assertEquals(1, update(OutboxRows.RETRY_LATER, now.plusSeconds(60), "TransientFailure", id, "p1",
+                claimed.leaseVersion()));
+        assertEquals(List.of(), claim("p1", 10, Set.of()), "not due before the backoff ends");
+        leaseRunsOut(id);
+        assertEquals(2, claim("p1", 10, Set.of()).get(0).attempt(), "the same row, attempt 2");
+    }
+
+    // --- The ordering policy (R4.6) ------------------------------------------------------------------------------
+
+    @Test
+    void aStrictEventWaitsForEveryEarlierVersionOfItsAggregate() throws SQLException {
+        UUID v1 = pending("a", 1, "T");
+        List<OutboundEvent> first = claim("p1", 10, Set.of());
+        assertEquals(List.of("a@1"), versions(first));
+        pending("a", 2, "T");
+        pending("b", 1, "T");
+        assertEquals(List.of("b@1"), versions(claim("p2", 10, Set.of())), "a@2 waits while another claim holds a@1");
+        update(OutboxRows.PARK, "MessageTooLarge", v1, "p1", first.get(0).leaseVersion());
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE aggregate_id = 'a'", now.minusSeconds(1));
+        assertEquals(List.of(), claim("p1", 10, Set.of()), "a parked a@1 blocks a@2");
+    }
+
+    @Test
+    void anIndependentEventDoesNotWaitForEarlierVersions() throws SQLException {
+        UUID v1 = pending("a", 1, "Placed");
+        pending("a", 2, "Noted");
+        List<OutboundEvent> claimed = claim("p1", 10, Set.of("Noted"));
+        assertEquals(List.of(1L, 2L), claimed.stream().map(e -> e.event().aggregateVersion()).toList(),
+                "Noted is independent: claimed while Placed@1 is still undelivered");
+        update(OutboxRows.PARK, "MessageTooLarge", v1, "p1", claimed.get(0).leaseVersion());
+        pending("a", 3, "Noted");
+        assertEquals(List.of(3L), claim("p1", 10, Set.of("Noted")).stream()
+                .map(e -> e.event().aggregateVersion()).toList(), "and goes on past a parked one (R7.5)");
+        pending("a", 4, "Placed");
+        assertEquals(List.of(), claim("p1", 10, Set.of("Noted")), "a strict Placed@4 stays blocked");
+    }
+
+    /** Issue 16 item 10: a hot aggregate drains a run of versions per claim, not one per round trip. */
+    @Test
+    void aClaimTakesAContiguousRunOfAStrictAggregatesDueVersions() throws SQLException {
+        for (int v = 1; v <= 5; v++) {
+            pending("hot", v, "T");
+        }
+        pending("cold", 1, "T");
+        List<String> claimed = versions(claim("p1", 10, Set.of()));
+        assertEquals(List.of("hot@1", "hot@2", "hot@3", "hot@4", "hot@5"), of(claimed, "hot"),
+                "every due version of a strict aggregate, in version order: " + claimed);
+        assertEquals(List.of("cold@1"), of(claimed, "cold"), "and the other aggregates' heads: " + claimed);
+        try (Connection other = connect()) {
+            assertEquals(List.of(), dialect().claim(other, request("p2", 10, Set.of())),
+                    "nothing of hot is claimable while the run is leased");
+        }
+    }
+
+    /**
+     * A run ends at the batch limit and at the first version that is not pending and due: a version in backoff
+     * or parked holds the ones after it back, as it does across claims.
+     */
+    @Test
+    void aRunStopsAtTheBatchLimitAndAtTheFirstVersionThatIsNotDue() throws SQLException {
+        for (int v = 1; v <= 4; v++) {
+            pending("a", v, "T");
+        }
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE aggregate_id = 'a' AND aggregate_version = 3",
+                now.plusSeconds(60));
+        assertEquals(List.of("a@1", "a@2"), versions(claim("p1", 10, Set.of())), "a@3 waits for its backoff,"
+                + " and a@4 behind it");
+        for (int v = 1; v <= 3; v++) {
+            pending("b", v, "T");
+        }
+        assertEquals(List.of("b@1", "b@2"), versions(claim("p2", 2, Set.of())), "the limit cuts the run");
+        assertEquals(List.of(), claim("p3", 10, Set.of()), "b@3 waits while b@2 is claimed");
+    }
+
+    /**
+     * An independent version in the claim (a candidate of its own) does not end the run; StrictRuns holds the strict
+     * version after it until it is delivered. One another claim holds ends the run: the versions after it wait.
+     */
+    @Test
+    void aRunGoesOnPastAnIndependentVersionOfTheSameClaimAndStopsAtOneLeasedElsewhere() throws SQLException {
+        pending("a", 1, "Placed");
+        pending("a", 2, "Noted");
+        pending("a", 3, "Placed");
+        assertEquals(List.of("a@1", "a@2", "a@3"), versions(claim("p1", 10, Set.of("Noted"))).stream()
+                .sorted().toList());
+        pending("b", 1, "Placed");
+        pending("b", 2, "Noted");
+        pending("b", 3, "Placed");
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE aggregate_id = 'b' AND aggregate_version = 2",
+                now.minusSeconds(60));
+        assertEquals(List.of("b@2"), versions(claim("p2", 1, Set.of("Noted"))), "Noted@2 came due first");
+        assertEquals(List.of("b@1"), versions(claim("p3", 10, Set.of("Noted"))), "b@3 waits behind b@2, which p2 holds");
+    }
+
+    // --- The inbox (R5.1, R5.7) ----------------------------------------------------------------------------------
+
+    @Test
+    void theInboxMarksAnEventOncePerConsumer() throws SQLException {
+        UUID event = UUID.randomUUID();
+        assertTrue(dialect().markProcessed(connection, "shipping", event, "Order", "a", 1L, now, now.plusDays(30)));
+        assertFalse(dialect().markProcessed(connection, "shipping", event, "Order", "a", 1L, now, now.plusDays(30)));
+        assertTrue(dialect().markProcessed(connection, "invoicing", event, "Order", "a", 1L, now, now.plusDays(30)));
+    }
+
+    @Test
+    void theInboxMarkAbsorbsADuplicateWithoutAbortingTheTransaction() throws SQLException {
+        connection.setAutoCommit(false);
+        UUID event = UUID.randomUUID();
+        assertTrue(dialect().markProcessed(connection, "shipping", event, "Order", "a", 1L, now, now.plusDays(1)));
+        assertFalse(dialect().markProcessed(connection, "shipping", event, "Order", "a", 1L, now, now.plusDays(1)));
+        assertEquals(1, update(InboxMarks.INBOX_COUNT_DUPLICATE, "shipping", event), "the transaction is still usable");
+        connection.commit();
+        connection.setAutoCommit(true);
+    }
+
+    /** Issue 16 items 3 and 4: independent types out of order, and a high-water mark that outlives retention. */
+    @Test
+    void theVersionGateAppliesIndependentTypesOutOfOrderAndKeepsItsHighWaterMarkPastRetention() throws SQLException {
+        Duration none = Duration.ZERO;
+        UUID v1 = UUID.randomUUID();
+        assertEquals("APPLY", deliver("c", v1, 1, Ordering.STRICT, none));
+        assertEquals("APPLY", deliver("c", UUID.randomUUID(), 3, Ordering.INDEPENDENT, none), "ahead of its turn");
+        assertEquals("APPLY", deliver("c", UUID.randomUUID(), 2, Ordering.INDEPENDENT, none), "v2 after v3: applied");
+        assertEquals(List.of("3"), row("SELECT high_water FROM inbox_high_water WHERE consumer = 'c'"));
+        UUID v5 = UUID.randomUUID();
+        assertEquals("HOLD", deliver("c", v5, 5, Ordering.STRICT, none), "a strict gap is held");
+        assertEquals("APPLY_AFTER_GAP", deliver("c", v5, 5, Ordering.STRICT, Duration.ofSeconds(2)));
+        assertEquals("STALE", deliver("c", UUID.randomUUID(), 4, Ordering.STRICT, none), "never backwards");
+        update("DELETE FROM processed_event");
+        assertEquals("APPLY", deliver("c", UUID.randomUUID(), 6, Ordering.STRICT, none), "no gap after retention");
+        assertEquals("STALE", deliver("c", v1, 1, Ordering.STRICT, none), "an old replay is not applied again");
+        assertEquals("HOLD", deliver("other", UUID.randomUUID(), 2, Ordering.STRICT, none), "a consumer of its own");
+    }
+
+    @Test
+    void aHoldStartsOnceAndAgesOnTheDatabasesClock() throws Exception {
+        UUID event = UUID.randomUUID();
+        dialect().startHold(connection, "c", event);
+        Thread.sleep(100);
+        dialect().startHold(connection, "c", event);
+        try (PreparedStatement select = connection.prepareStatement("SELECT held_since, CURRENT_TIMESTAMP AS db_now"
+                + " FROM inbox_hold WHERE consumer = 'c' AND event_id = ?")) {
+            select.setObject(1, event);
+            try (ResultSet rs = select.executeQuery()) {
+                assertTrue(rs.next());
+                Duration age = Duration.between(rs.getObject("held_since", OffsetDateTime.class),
+                        rs.getObject("db_now", OffsetDateTime.class));
+                assertTrue(age.toMillis() >= 100, "held since the first start: " + age);
+                assertFalse(rs.next(), "one hold per consumer and event");
+            }
+        }
+    }
+
+    @Test
+    void theSideEffectLedgerKeepsItsStates() throws SQLException {
+        EventId event = EventId.next();
+        SideEffectLedger.Attempt first = SideEffectLedger.begin(connection, "mailer", event, "mail", now);
+        assertEquals(SideEffectLedger.Previous.NONE, first.previous());
+        assertEquals(SideEffectLedger.Previous.STARTED,
+                SideEffectLedger.begin(connection, "mailer", event, "mail", now).previous());
+        SideEffectLedger.finish(connection, "mailer", first.idempotencyKey(), "SUCCEEDED", "ext-1", now);
+        assertEquals(SideEffectLedger.Previous.SUCCEEDED,
+                SideEffectLedger.begin(connection, "mailer", event, "mail", now).previous());
+    }
+
+    // --- Cleanup (R4.4) ------------------------------------------------------------------------------------------
+
+    @Test
+    void cleanupDeletesOnlyOldDeliveredRowsInBatchesOldestFirst() throws SQLException {
+        UUID[] ids = new UUID[5];
+        for (int i = 0; i < 5; i++) {
+            ids[i] = pending("c-" + i, 1, "T");
+            update("UPDATE outbox_event SET state = 'DELIVERED', delivered_at = ? WHERE event_id = ?",
+                    now.minusHours(10 - i), ids[i]);
+        }
+        UUID recent = pending("c-recent", 1, "T");
+        update("UPDATE outbox_event SET state = 'DELIVERED', delivered_at = ? WHERE event_id = ?", now, recent);
+        UUID stillPending = pending("c-pending", 1, "T");
+
+        OffsetDateTime cutoff = now.minusHours(1);
+        assertEquals(2, update(OutboxRows.DELETE_DELIVERED_BATCH, cutoff, cutoff, 2), "one batch of two");
+        assertEquals(List.of("0"), row("SELECT COUNT(*) FROM outbox_event WHERE event_id = ?", ids[0]),
+                "the oldest went first");
+        assertEquals(List.of("DELIVERED"), row("SELECT state FROM outbox_event WHERE event_id = ?", ids[2]));
+        assertEquals(3, update(OutboxRows.DELETE_DELIVERED_BATCH, cutoff, cutoff, 10));
+        assertEquals(0, update(OutboxRows.DELETE_DELIVERED_BATCH, cutoff, cutoff, 10), "nothing old is left");
+        assertEquals(List.of("DELIVERED"), row("SELECT state FROM outbox_event WHERE event_id = ?", recent),
+                "a row inside the retention window stays");
+        assertEquals(List.of("PENDING"), row("SELECT state FROM outbox_event WHERE event_id = ?", stillPending),
+                "an undelivered row is never deleted");
+    }
+
+    @Test
+    void inboxCleanupDeletesOnlyMarksPastTheirRetention() throws SQLException {
+        dialect().markProcessed(connection, "shipping", UUID.randomUUID(), "Order", "a", 1L, now, now.minusMinutes(1));
+        dialect().markProcessed(connection, "shipping", UUID.randomUUID(), "Order", "a", 2L, now, now.plusDays(1));
+        assertEquals(1, update(InboxMarks.DELETE_PROCESSED_BATCH, now, now, 100));
+        assertEquals(0, update(InboxMarks.DELETE_PROCESSED_BATCH, now, now, 100));
+    }
+
+    /**
+     * Issue 16 item 2: a replay puts a delivered row back to pending while a cleanup batch that already chose it
+     * waits for its row lock. The delete must re-check the row it locked, never the choice it made before (R9.3).
+     */
+    @Test
+    void cleanupNeverDeletesARowThatAReplayPutBackToPendingMeanwhile() throws Exception {
+        UUID replayed = pending("r", 1, "T");
+        update("UPDATE outbox_event SET state = 'DELIVERED', delivered_at = ? WHERE event_id = ?", now.minusDays(9),
+                replayed);
+        try (Connection replay = connect(); Connection cleanup = connect()) {
+            replay.setAutoCommit(false);
+            try (PreparedStatement back = replay.prepareStatement(OutboxRows.REPLAY_ONE)) {
+                back.setObject(1, now);
+                back.setObject(2, replayed);
+                assertEquals(1, back.executeUpdate(), "the replay holds the row, not yet committed");
+            }
+            CompletableFuture<Integer> deleted = CompletableFuture.supplyAsync(() -> {
+                try (PreparedStatement delete = cleanup.prepareStatement(OutboxRows.DELETE_DELIVERED_BATCH)) {
+                    delete.setObject(1, now.minusDays(7));
+                    delete.setObject(2, now.minusDays(7));
+                    delete.setInt(3, 10);
+                    return delete.executeUpdate();
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(1_000); // the cleanup statement has chosen its rows and waits for the replay's lock
+            replay.commit();
+            assertEquals(0, deleted.get(10, TimeUnit.SECONDS), "cleanup deleted a row a replay had just put back");
+        }
+        assertEquals(List.of("PENDING"), row("SELECT state FROM outbox_event WHERE event_id = ?", replayed),
+                "the replayed event is still there to be sent");
+    }
+
+    // --- Replay requesters (R9.4) --------------------------------------------------------------------------------
+
+    @Test
+    void aSecondReplayRequestOfThePersonWaitsUntilTheFirstHasCommitted() throws Exception {
+        try (Connection first = connect(); Connection second = connect()) {
+            first.setAutoCommit(false);
+            second.setAutoCommit(false);
+            dialect().lockRequester(first, "lead"); // creates the row and locks it, uncommitted
+            CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
+                try {
+                    dialect().lockRequester(second, "lead");
+                    second.commit();
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(300);
+            assertFalse(waiting.isDone(), "the second request of one person must wait while the first is undecided");
+            first.commit();
+            waiting.get(10, TimeUnit.SECONDS);
+            // And again once the person's row exists.
+            dialect().lockRequester(first, "lead");
+            CompletableFuture<Void> again = CompletableFuture.runAsync(() -> {
+                try {
+                    dialect().lockRequester(second, "lead");
+                    second.commit();
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(300);
+            assertFalse(again.isDone(), "the person's existing row is locked too");
+            first.commit();
+            again.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void anotherPersonsReplayRequestDoesNotWait() throws Exception {
+        try (Connection first = connect(); Connection second = connect()) {
+            first.setAutoCommit(false);
+            second.setAutoCommit(false);
+            dialect().lockRequester(first, "lead");
+            CompletableFuture<Void> other = CompletableFuture.runAsync(() -> {
+                try {
+                    dialect().lockRequester(second, "operator");
+                    second.commit();
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            other.get(5, TimeUnit.SECONDS);
+            first.commit();
+        }
+    }
+
+    // --- Helpers -------------------------------------------------------------------------------------------------
+
+    protected UUID pending(String aggregateId, long version, String type) throws SQLException {
+        return RecordedRow.pending("Order", aggregateId, version, type)
+                .recordedAt(now.minusSeconds(10)).dueAt(now.minusSeconds(10)).insert(connection);
+    }
+
+    private static ClaimRequest request(String claimer, int limit, Set<String> independent) {
+        return new ClaimRequest(claimer, limit, Duration.ofSeconds(30), true, independent);
+    }
+
+    private List<OutboundEvent> claim(String claimer, int limit, Set<String> independent) throws SQLException {
+        return dialect().claim(connection, request(claimer, limit, independent));
+    }
+
+    /** The claimer's lease on a row has run out: the row is due again for a takeover (R4.3). */
+    private void leaseRunsOut(UUID id) throws SQLException {
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", now.minusSeconds(1), id);
+    }
+
+    protected int update(String sql, Object... values) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < values.length; i++) {
+                statement.setObject(i + 1, values[i]);
+            }
+            return statement.executeUpdate();
+        }
+    }
+
+    /** One row's columns, as strings (null stays null), for assertions that read well. */
+    protected List<String> row(String sql, Object... values) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(sql)) {
+            for (int i = 0; i < values.length; i++) {
+                query.setObject(i + 1, values[i]);
+            }
+            try (ResultSet rs = query.executeQuery()) {
+                assertTrue(rs.next(), "a row for " + sql);
+                List<String> columns = new ArrayList<>();
+                for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                    columns.add(rs.getString(i));
+                }
+                return columns;
+            }
+        }
+    }
+
+    private static List<String> versions(List<OutboundEvent> claimed) {
+        return claimed.stream().map(e -> e.event().aggregateId() + "@" + e.event().aggregateVersion()).toList();
+    }
+
+    private static List<String> of(List<String> versions, String aggregateId) {
+        return versions.stream().filter(v -> v.startsWith(aggregateId + "@")).toList();
+    }
+
+    /** One delivery as the inbox runs it: the mark, then the version gate; a HOLD rolls both back. */
+    private String deliver(String consumer, UUID id, long version, Ordering ordering, Duration held) throws SQLException {
+        connection.setAutoCommit(false);
+        try {
+            if (!dialect().markProcessed(connection, consumer, id, "Order", "o-1", version, now, now.plusDays(30))) {
+                connection.commit();
+                return "DUPLICATE";
+            }
+            VersionCheck.Verdict verdict = new VersionGate(dialect(), Duration.ofSeconds(2), (c, e) -> held)
+                    .pass(connection, consumer, new EventId(id), "Order", "o-1", version, ordering);
+            if (verdict == VersionCheck.Verdict.HOLD) {
+                connection.rollback();
+            } else {
+                connection.commit();
+            }
+            return verdict.name();
+        } finally {
+            connection.setAutoCommit(true);
+        }
+    }
+}
