@@ -2,6 +2,8 @@ package dev.outbox.it.ops;
 
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
+import dev.outbox.it.support.MetricsProbe;
+import dev.outbox.it.support.MonitoringQueries;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.ServerLogOnFailure;
 import dev.outbox.it.support.Settings;
@@ -85,6 +87,21 @@ class MetricsIT {
         await(SOON, "the duplicate counted by the inbox", () -> value(service.metrics(),
                 "outbox_inbox_received_total", "consumer=\"shipping\"", "receipt=\"duplicate\""),
                 n -> n >= duplicatesBefore + 1);
+    }
+
+    /**
+     * Every series the shipped alert rules and dashboard query (monitoring/) is on this server's /metrics once
+     * events have flowed, failed and parked: a renamed meter would leave an alert that never fires.
+     */
+    @Test
+    void everySeriesTheShippedAlertsAndDashboardQueryIsExposed() {
+        Reply placed = service.placeOrder("metrics-series-" + UUID.randomUUID(), new BigDecimal("3"));
+        assertEquals(201, placed.status(), placed.toString());
+        assertEquals(200, service.pay(placed.orderId(), 1).status());
+        try (MetricsProbe probe = MetricsProbe.plant(db)) {
+            await(SOON, "a scrape with every series monitoring/ queries (the missing ones shown)",
+                    () -> MonitoringQueries.missingFrom(service.metrics()), java.util.Set::isEmpty);
+        }
     }
 
     /** The value of the first series of a metric whose labels contain every given label, or -1. */

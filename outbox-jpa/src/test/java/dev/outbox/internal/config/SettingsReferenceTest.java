@@ -55,6 +55,25 @@ class SettingsReferenceTest {
     }
 
     @Test
+    void everyOutboxSettingAWildFlyScriptChangesIsDeclared() throws IOException {
+        Set<String> declared = new TreeSet<>();
+        Settings.all().forEach(s -> declared.add(s.name()));
+        Set<String> unknown = new TreeSet<>();
+        try (var scripts = Files.list(WILDFLY_SCRIPT.getParent())) {
+            for (Path script : scripts.filter(p -> p.toString().endsWith(".cli")).toList()) {
+                java.util.regex.Matcher put = java.util.regex.Pattern.compile("key=(outbox\\.[^,)\\s]+)")
+                        .matcher(Files.readString(script, StandardCharsets.UTF_8));
+                while (put.find()) {
+                    if (!declared.contains(put.group(1))) {
+                        unknown.add(script.getFileName() + ": " + put.group(1));
+                    }
+                }
+            }
+        }
+        assertEquals(Set.of(), unknown, "a WildFly script changes a setting Settings.java does not declare");
+    }
+
+    @Test
     void everySettingIsDeclaredOnceWithAMeaning() {
         Set<String> names = new TreeSet<>();
         for (Setting setting : Settings.all()) {

@@ -18,6 +18,9 @@ import java.util.List;
  *     -Ddialect.contract.url=jdbc:postgresql://db/outbox_check -Ddialect.contract.user=outbox \
  *     -Ddialect.contract.password=secret [-Ddialect.contract.dialect=postgresql]
  * </pre>
+ *
+ * On H2, give the URL {@code ;LOCK_TIMEOUT=10000}: the cases that make one transaction wait for another's lock
+ * need more than H2's default.
  */
 @EnabledIfSystemProperty(named = "dialect.contract.url", matches = ".+")
 class ConfiguredDatabaseContractTest extends DialectContract {

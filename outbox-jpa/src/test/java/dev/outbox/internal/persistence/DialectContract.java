@@ -72,8 +72,10 @@ public abstract class DialectContract {
 
     @AfterEach
     void drop() throws SQLException {
-        connection.close();
-        dropFresh();
+        if (connection != null) { // openFresh failed: its own error is the one to read
+            connection.close();
+            dropFresh();
+        }
     }
 
     // --- The claim and its lease (R4.1, R4.3) --------------------------------------------------------------------
@@ -261,6 +263,20 @@ public abstract class DialectContract {
                 .map(e -> e.event().aggregateVersion()).toList(), "and goes on past a parked one (R7.5)");
         pending("a", 4, "Placed");
         assertEquals(List.of(), claim("p1", 10, Set.of("Noted")), "a strict Placed@4 stays blocked");
+    }
+
+    @Test
+    void anIndependentEventIsClaimedElsewhereWhileAnEarlierStrictVersionIsLeasedAndAStrictOneWaits() throws SQLException {
+        UUID v1 = pending("a", 1, "Placed");
+        List<OutboundEvent> claimed = claim("p1", 10, Set.of("Noted"));
+        pending("a", 2, "Placed");
+        pending("a", 3, "Noted");
+        assertEquals(List.of(3L), claim("p2", 10, Set.of("Noted")).stream()
+                .map(e -> e.event().aggregateVersion()).toList(), "Placed@2 waits while p1 holds Placed@1");
+        update(OutboxRows.PARK, "MessageTooLarge", v1, "p1", claimed.get(0).leaseVersion());
+        update("UPDATE outbox_event SET next_attempt_at = ? WHERE state = 'PENDING'", now.minusSeconds(1));
+        assertEquals(List.of(3L), claim("p1", 10, Set.of("Noted")).stream()
+                .map(e -> e.event().aggregateVersion()).toList(), "Placed@2 stays blocked behind the parked Placed@1");
     }
 
     /** Issue 16 item 10: a hot aggregate drains a run of versions per claim, not one per round trip. */

@@ -65,13 +65,13 @@ public record RecordedRow(UUID eventId, String aggregateType, String aggregateId
                 recordedAt, state, tried, dueAt, leaseVersion, deliveredAt);
     }
 
-    /** Sent once and confirmed at {@code at}, under the first lease. */
+    /** Sent once and confirmed at {@code at}, under the first lease (one attempt, whatever {@link #attempts} said). */
     public RecordedRow delivered(OffsetDateTime at) {
         return new RecordedRow(eventId, aggregateType, aggregateId, aggregateVersion, eventType, payload, payloadRef,
                 recordedAt, DeliveryState.DELIVERED, 1, dueAt, 1, at);
     }
 
-    /** Tried once and parked as a deterministic failure under the first lease. */
+    /** Tried once and parked as a deterministic failure under the first lease (one attempt, as above). */
     public RecordedRow parked() {
         return new RecordedRow(eventId, aggregateType, aggregateId, aggregateVersion, eventType, payload, payloadRef,
                 recordedAt, DeliveryState.PARKED, 1, dueAt, 1, null);

@@ -2,6 +2,8 @@ package dev.outbox.it.wildfly;
 
 import dev.outbox.it.flow.DeliveryContract;
 import dev.outbox.it.support.ExampleService;
+import dev.outbox.it.support.MetricsProbe;
+import dev.outbox.it.support.MonitoringQueries;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.Settings;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -58,6 +60,11 @@ class WildFlyDeliveryIT extends DeliveryContract {
         assertTrue(scrape.lines().anyMatch(line -> line.startsWith("outbox_publish_total{")
                 && line.contains("event_type=\"OrderPaid\"") && line.contains("outcome=\"delivered\"")),
                 "OrderPaid counted as delivered:\n" + scrape);
+        // Every series the shipped alert rules and dashboard query (monitoring/), once events failed and parked too.
+        try (MetricsProbe probe = MetricsProbe.plant(db)) {
+            await(SOON, "a scrape with every series monitoring/ queries (the missing ones shown)",
+                    () -> MonitoringQueries.missingFrom(management.metrics()), java.util.Set::isEmpty);
+        }
     }
 
     @Test
