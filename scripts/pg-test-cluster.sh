@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL cluster on loopback, for the integration tests and for trying the main job on
 # PostgreSQL. It is made fresh at each start and holds the databases "outbox", "outbox_crash" (for the
-# crash-window suite) and "outbox_kafka" (for the Kafka suite), owned by role "outbox" (password "outbox").
+# crash-window suite), "outbox_kafka" (for the Kafka suite) and "outbox_contract" (for the dialect contract kit),
+# owned by role "outbox" (password "outbox").
 #
 #   scripts/pg-test-cluster.sh start <dir> [port]   # default port 55432
 #   scripts/pg-test-cluster.sh stop  <dir>
@@ -63,7 +64,7 @@ case "$cmd" in
       -o "-p $port -h 127.0.0.1 -k $dir -c max_prepared_transactions=50 -c fsync=off -c full_page_writes=off -c synchronous_commit=off" \
       >/dev/null
     as_postgres "$bin/psql" -q -h 127.0.0.1 -p "$port" -U postgres -d postgres \
-      -c "CREATE ROLE outbox LOGIN PASSWORD 'outbox'" -c "CREATE DATABASE outbox OWNER outbox" -c "CREATE DATABASE outbox_crash OWNER outbox" -c "CREATE DATABASE outbox_kafka OWNER outbox" >/dev/null
+      -c "CREATE ROLE outbox LOGIN PASSWORD 'outbox'" -c "CREATE DATABASE outbox OWNER outbox" -c "CREATE DATABASE outbox_crash OWNER outbox" -c "CREATE DATABASE outbox_kafka OWNER outbox" -c "CREATE DATABASE outbox_contract OWNER outbox" >/dev/null
     echo "pg-test-cluster: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port, data in $dir"
     ;;
   stop)

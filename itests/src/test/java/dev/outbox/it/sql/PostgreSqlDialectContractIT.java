@@ -1,62 +1,36 @@
 package dev.outbox.it.sql;
 
-import dev.outbox.internal.persistence.Dialect;
+import dev.outbox.internal.persistence.ConfiguredDatabaseContractTest;
 import dev.outbox.internal.persistence.DialectContract;
-import dev.outbox.internal.persistence.PostgreSqlDialect;
-import dev.outbox.internal.persistence.SqlScript;
 import dev.outbox.it.support.Settings;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.UUID;
-
 /**
- * The dialect contract (outbox-jpa's {@link DialectContract}) on the real test PostgreSQL, each test in a schema of
- * its own, with FOR UPDATE SKIP LOCKED claimers racing.
+ * The dialect contract (outbox-jpa's {@link DialectContract}) on the real test PostgreSQL, run the way a team runs
+ * the kit on its own database ({@link ConfiguredDatabaseContractTest}): on the test cluster's database
+ * {@code outbox_contract}, which nothing else uses, with the schema scripts installed again before each case (they
+ * are idempotent) and every outbox row deleted; FOR UPDATE SKIP LOCKED claimers race too.
  */
 @EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
-class PostgreSqlDialectContractIT extends DialectContract {
-
-    private String schema;
+class PostgreSqlDialectContractIT extends ConfiguredDatabaseContractTest {
 
     @Override
-    protected Dialect dialect() {
-        return new PostgreSqlDialect();
+    protected String url() {
+        String url = Settings.required("it.jdbc.url");
+        String contract = url.replaceFirst("/outbox(\\?|$)", "/outbox_contract$1");
+        if (contract.equals(url)) {
+            throw new IllegalStateException("it.jdbc.url does not name the database outbox: " + url);
+        }
+        return contract;
     }
 
     @Override
-    protected Connection openFresh() throws SQLException {
-        schema = "contract_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        Connection connection = connect();
-        try (Statement statement = connection.createStatement()) {
-            statement.execute("CREATE SCHEMA " + schema);
-        }
-        // Twice: the scripts are idempotent, a second run changes nothing.
-        for (int run = 0; run < 2; run++) {
-            for (String script : dialect().schemaScripts()) {
-                SqlScript.load(script, getClass().getClassLoader()).run(connection);
-            }
-        }
-        return connection;
+    protected String user() {
+        return Settings.required("it.jdbc.user");
     }
 
     @Override
-    protected Connection connect() throws SQLException {
-        Connection connection = DriverManager.getConnection(Settings.required("it.jdbc.url"),
-                Settings.required("it.jdbc.user"), System.getProperty("it.jdbc.password", ""));
-        try (Statement statement = connection.createStatement()) {
-            statement.execute("SET search_path TO " + schema);
-        }
-        return connection;
-    }
-
-    @Override
-    protected void dropFresh() throws SQLException {
-        try (Connection connection = connect(); Statement statement = connection.createStatement()) {
-            statement.execute("DROP SCHEMA " + schema + " CASCADE");
-        }
+    protected String password() {
+        return System.getProperty("it.jdbc.password", "");
     }
 }

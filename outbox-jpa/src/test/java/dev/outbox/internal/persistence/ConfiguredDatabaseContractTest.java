@@ -23,7 +23,7 @@ import java.util.List;
  * need more than H2's default.
  */
 @EnabledIfSystemProperty(named = "dialect.contract.url", matches = ".+")
-class ConfiguredDatabaseContractTest extends DialectContract {
+public class ConfiguredDatabaseContractTest extends DialectContract {
 
     /** Every table of the schema scripts, children first. */
     static final List<String> TABLES = List.of("outbox_replay_event", "outbox_replay_request",
@@ -60,7 +60,19 @@ class ConfiguredDatabaseContractTest extends DialectContract {
 
     @Override
     protected Connection connect() throws SQLException {
-        return DriverManager.getConnection(System.getProperty("dialect.contract.url"),
-                System.getProperty("dialect.contract.user", ""), System.getProperty("dialect.contract.password", ""));
+        return DriverManager.getConnection(url(), user(), password());
+    }
+
+    /** The database under test; a subclass that runs the kit on a database of its own overrides the three. */
+    protected String url() {
+        return System.getProperty("dialect.contract.url");
+    }
+
+    protected String user() {
+        return System.getProperty("dialect.contract.user", "");
+    }
+
+    protected String password() {
+        return System.getProperty("dialect.contract.password", "");
     }
 }
