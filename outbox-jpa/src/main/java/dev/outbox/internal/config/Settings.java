@@ -49,7 +49,7 @@ public final class Settings {
                     + "java:jboss/TransactionSynchronizationRegistry, which threads without java:comp (the Reactive "
                     + "Messaging connector's) can look up too.");
     public static final Setting DIALECT = Setting.choice("outbox.dialect", WRITE_SIDE, "auto",
-            List.of("auto", "h2", "postgresql"), "The SQL dialect; auto picks it from the JDBC driver's product name.");
+            List.of("auto", "h2", "postgresql", "mariadb"), "The SQL dialect; auto picks it from the JDBC driver's product name.");
 
     // ---- publisher
 

@@ -20,9 +20,9 @@ import java.util.UUID;
 
 /**
  * Every SQL statement of the outbox, in one place per database: the schema scripts, the publisher's claim,
- * confirm, retry and park, and the inbox's insert. Two implementations: {@link H2Dialect} (the embedded
- * default, lease by compare-and-set) and {@link PostgreSqlDialect} (production, {@code FOR UPDATE SKIP LOCKED}).
- * The statements written here once are plain SQL that both run as they are.
+ * confirm, retry and park, and the inbox's insert. Three implementations: {@link H2Dialect} (the embedded
+ * default, lease by compare-and-set), {@link PostgreSqlDialect} and {@link MariaDbDialect} (production,
+ * {@code FOR UPDATE SKIP LOCKED}). The statements written once (OutboxRows, InboxMarks, ...) are SQL all three run.
  */
 public interface Dialect {
 
@@ -45,7 +45,7 @@ public interface Dialect {
     /** Inserts the requester's row unless it exists, without aborting the transaction when it does. */
     void startRequester(Connection connection, String requester) throws SQLException;
 
-    /** The short name used in settings and in the script folder: {@code h2} or {@code postgresql}. */
+    /** The short name used in settings and in the script folder: {@code h2}, {@code postgresql} or {@code mariadb}. */
     String name();
 
     /**
@@ -147,7 +147,10 @@ public interface Dialect {
         if (key.startsWith("postgresql")) {
             return new PostgreSqlDialect();
         }
+        if (key.startsWith("mariadb")) {
+            return new MariaDbDialect();
+        }
         throw new IllegalStateException("the outbox has no SQL dialect for database '" + productName
-                + "'; supported: H2, PostgreSQL (setting outbox.dialect)");
+                + "'; supported: H2, PostgreSQL, MariaDB (setting outbox.dialect)");
     }
 }

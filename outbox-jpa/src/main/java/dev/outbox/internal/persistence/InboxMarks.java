@@ -30,14 +30,14 @@ public final class InboxMarks {
             + " AND aggregate_id = ? AND aggregate_version > ? ORDER BY aggregate_version FETCH FIRST "
             + MARKED_ABOVE_PAGE + " ROWS ONLY";
 
-    public static final String HOLD_SINCE = "SELECT held_since, CURRENT_TIMESTAMP AS db_now FROM inbox_hold WHERE consumer = ? AND event_id = ?";
+    public static final String HOLD_SINCE = "SELECT held_since, CURRENT_TIMESTAMP(6) AS db_now FROM inbox_hold WHERE consumer = ? AND event_id = ?";
 
     public static final String HOLD_END = "DELETE FROM inbox_hold WHERE consumer = ? AND event_id = ?";
 
     /** Holds whose event never came back (the broker gave it up), past the inbox retention, in small batches. */
     public static final String DELETE_EXPIRED_HOLDS_BATCH = "DELETE FROM inbox_hold WHERE held_since < ? AND (consumer, event_id) IN"
-            + " (SELECT consumer, event_id FROM inbox_hold WHERE held_since < ? ORDER BY held_since"
-            + " FETCH FIRST ? ROWS ONLY)";
+            + " (SELECT consumer, event_id FROM (SELECT consumer, event_id FROM inbox_hold WHERE held_since < ?"
+            + " ORDER BY held_since FETCH FIRST ? ROWS ONLY) batch)";
 
     /**
      * R5.7: the highest version of one aggregate a consumer has processed, other than this event: where a consumer
@@ -53,10 +53,10 @@ public final class InboxMarks {
      * moves the mark over such marks first, once they are past retention.
      */
     public static final String DELETE_PROCESSED_BATCH = "DELETE FROM processed_event WHERE retain_until < ? AND (consumer, event_id) IN"
-            + " (SELECT p.consumer, p.event_id FROM processed_event p WHERE p.retain_until < ? AND NOT EXISTS"
-            + " (SELECT 1 FROM inbox_high_water h WHERE h.consumer = p.consumer AND h.aggregate_type = p.aggregate_type"
-            + " AND h.aggregate_id = p.aggregate_id AND p.aggregate_version > h.high_water)"
-            + " ORDER BY p.retain_until FETCH FIRST ? ROWS ONLY)";
+            + " (SELECT consumer, event_id FROM (SELECT p.consumer, p.event_id FROM processed_event p"
+            + " WHERE p.retain_until < ? AND NOT EXISTS (SELECT 1 FROM inbox_high_water h WHERE h.consumer = p.consumer"
+            + " AND h.aggregate_type = p.aggregate_type AND h.aggregate_id = p.aggregate_id"
+            + " AND p.aggregate_version > h.high_water) ORDER BY p.retain_until FETCH FIRST ? ROWS ONLY) batch)";
 
     /**
      * Which consumers already applied some events, where their inboxes share this database (a replay's dry run

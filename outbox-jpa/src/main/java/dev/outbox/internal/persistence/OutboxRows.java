@@ -37,8 +37,8 @@ public final class OutboxRows {
      * back to pending meanwhile keeps it (R9.3); the sub-query's choice alone is a stale snapshot.
      */
     public static final String DELETE_DELIVERED_BATCH = "DELETE FROM outbox_event WHERE state = 'DELIVERED' AND delivered_at < ?"
-            + " AND event_id IN (SELECT event_id FROM outbox_event WHERE state = 'DELIVERED' AND delivered_at < ?"
-            + " ORDER BY delivered_at, event_id FETCH FIRST ? ROWS ONLY)";
+            + " AND event_id IN (SELECT event_id FROM (SELECT event_id FROM outbox_event WHERE state = 'DELIVERED'"
+            + " AND delivered_at < ? ORDER BY delivered_at, event_id FETCH FIRST ? ROWS ONLY) batch)";
 
     /**
      * R6.1, R6.2: the backlog per event type and last error class (null: not failed yet), with its oldest

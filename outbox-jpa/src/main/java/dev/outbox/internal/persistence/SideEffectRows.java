@@ -20,8 +20,8 @@ public final class SideEffectRows {
      * stays whatever its age: its outcome is unknown until someone reconciles it with the external service.
      */
     public static final String DELETE_SETTLED_SIDE_EFFECTS_BATCH = "DELETE FROM side_effect WHERE state <> 'STARTED' AND updated_at < ?"
-            + " AND (consumer, effect_key) IN (SELECT consumer, effect_key FROM side_effect WHERE state <> 'STARTED'"
-            + " AND updated_at < ? ORDER BY updated_at FETCH FIRST ? ROWS ONLY)";
+            + " AND (consumer, effect_key) IN (SELECT consumer, effect_key FROM (SELECT consumer, effect_key FROM side_effect"
+            + " WHERE state <> 'STARTED' AND updated_at < ? ORDER BY updated_at FETCH FIRST ? ROWS ONLY) batch)";
 
     /** External side effects recorded for some events (R5.4): a replay's dry run warns about them. */
     public static String sideEffectsOf(int count) {

@@ -18,7 +18,7 @@ public final class Sql {
      * on a server's (servers' clocks differ; R4.3's lease must mean the same to every claimer).
      */
     public static OffsetDateTime clock(Connection connection) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement("SELECT CURRENT_TIMESTAMP AS db_now");
+        try (PreparedStatement select = connection.prepareStatement("SELECT CURRENT_TIMESTAMP(6) AS db_now");
              ResultSet rs = select.executeQuery()) {
             rs.next();
             return rs.getObject("db_now", OffsetDateTime.class);

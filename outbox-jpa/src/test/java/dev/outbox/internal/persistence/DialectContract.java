@@ -104,7 +104,7 @@ public abstract class DialectContract {
     void aLeaseRunsOnTheDatabasesClock() throws SQLException {
         UUID id = pending("a", 1, "T");
         assertEquals(1, claim("p1", 10, Set.of()).size());
-        try (PreparedStatement select = connection.prepareStatement("SELECT lease_until, CURRENT_TIMESTAMP AS db_now"
+        try (PreparedStatement select = connection.prepareStatement("SELECT lease_until, CURRENT_TIMESTAMP(6) AS db_now"
                 + " FROM outbox_event WHERE event_id = ?")) {
             select.setObject(1, id);
             try (ResultSet rs = select.executeQuery()) {
@@ -124,7 +124,7 @@ public abstract class DialectContract {
         UUID id = RecordedRow.pending("Order", "o-clock", 1, "OrderPlaced").recordedAt(now.plusHours(1))
                 .insert(connection);
         assertEquals(List.of("1"), row("SELECT COUNT(*) FROM outbox_event WHERE event_id = ?"
-                + " AND next_attempt_at <= CURRENT_TIMESTAMP", id), "a new row takes the database's time as its due time");
+                + " AND next_attempt_at <= CURRENT_TIMESTAMP(6)", id), "a new row takes the database's time as its due time");
     }
 
     @Test
@@ -382,7 +382,7 @@ public abstract class DialectContract {
         dialect().startHold(connection, "c", event);
         Thread.sleep(100);
         dialect().startHold(connection, "c", event);
-        try (PreparedStatement select = connection.prepareStatement("SELECT held_since, CURRENT_TIMESTAMP AS db_now"
+        try (PreparedStatement select = connection.prepareStatement("SELECT held_since, CURRENT_TIMESTAMP(6) AS db_now"
                 + " FROM inbox_hold WHERE consumer = 'c' AND event_id = ?")) {
             select.setObject(1, event);
             try (ResultSet rs = select.executeQuery()) {

@@ -98,7 +98,7 @@ public record RecordedRow(UUID eventId, String aggregateType, String aggregateId
         String placeholders = set.keySet().stream().map(column -> "?").collect(Collectors.joining(", "));
         String sql = "INSERT INTO outbox_event (" + String.join(", ", set.keySet())
                 + (recordedAt == null ? ", created_at" : "") + ") VALUES (" + placeholders
-                + (recordedAt == null ? ", CURRENT_TIMESTAMP" : "") + ")";
+                + (recordedAt == null ? ", CURRENT_TIMESTAMP(6)" : "") + ")";
         try (PreparedStatement insert = connection.prepareStatement(sql)) {
             int index = 0;
             for (Object value : set.values()) {

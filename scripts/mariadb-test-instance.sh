@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# A throwaway MariaDB server on loopback, for the integration tests and for trying the outbox on MariaDB. It is
+# made fresh at each start (never the system service, never its data) and holds the databases "outbox",
+# "outbox_crash", "outbox_kafka" and "outbox_contract" (for the dialect contract), with user "outbox" (password
+# "outbox").
+#
+#   scripts/mariadb-test-instance.sh start <dir> [port]   # default port 53306
+#   scripts/mariadb-test-instance.sh stop  <dir>
+#
+# Test settings: the redo log is flushed once a second, not at each commit (speed, not durability). The server's
+# time zone is UTC, as the outbox's MariaDB dialect requires of every session (docs/settings.md).
+set -euo pipefail
+cmd=${1:?usage: mariadb-test-instance.sh start|stop <dir> [port]}
+dir=${2:?usage: mariadb-test-instance.sh start|stop <dir> [port]}
+port=${3:-53306}
+
+if ! command -v mariadbd >/dev/null && [ ! -x /usr/sbin/mariadbd ]; then
+  echo "mariadb-test-instance: mariadbd not found; install it with: apt-get install -y mariadb-server" >&2
+  exit 1
+fi
+server=$(command -v mariadbd || echo /usr/sbin/mariadbd)
+
+# As root the server runs as mysql, which must be able to reach <dir>: grant search (o+x, not read) on each
+# ancestor that blocks it, and say so.
+grant_search_to_mysql() {
+  local path="" part
+  local -a parts
+  IFS=/ read -r -a parts <<<"$(cd "$1/.." && pwd)"
+  for part in "${parts[@]}"; do
+    [ -z "$part" ] && continue
+    path="$path/$part"
+    if ! runuser -u mysql -- test -x "$path"; then
+      chmod o+x "$path"
+      echo "mariadb-test-instance: granted search permission (o+x) on $path so that mysql reaches the data"
+    fi
+  done
+}
+
+stop() {
+  if [ -f "$dir/mariadbd.pid" ]; then
+    local pid
+    pid=$(cat "$dir/mariadbd.pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 60); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.5
+    done
+    kill -9 "$pid" 2>/dev/null || true
+    rm -f "$dir/mariadbd.pid"
+  fi
+}
+
+case "$cmd" in
+  start)
+    stop
+    rm -rf "$dir"
+    mkdir -p "$dir/data"
+    user_option=()
+    if [ "$(id -u)" = 0 ]; then
+      chown -R mysql:mysql "$dir"
+      grant_search_to_mysql "$dir"
+      user_option=(--user=mysql)
+    fi
+    mariadb-install-db --no-defaults --datadir="$dir/data" "${user_option[@]}" --skip-test-db \
+      --auth-root-authentication-method=normal >"$dir/install.log" 2>&1
+    setsid "$server" --no-defaults --datadir="$dir/data" "${user_option[@]}" --port="$port" \
+      --bind-address=127.0.0.1 --socket="$dir/mariadbd.sock" --pid-file="$dir/mariadbd.pid" \
+      --log-error="$dir/server.log" --default-time-zone=+00:00 --character-set-server=utf8mb4 \
+      --collation-server=utf8mb4_unicode_ci --innodb-flush-log-at-trx-commit=2 --skip-log-bin \
+      --max-connections=300 </dev/null >/dev/null 2>&1 &
+    for _ in $(seq 1 60); do
+      if mariadb-admin --no-defaults --socket="$dir/mariadbd.sock" -u root ping >/dev/null 2>&1; then
+        break
+      fi
+      sleep 0.5
+    done
+    mariadb --no-defaults --socket="$dir/mariadbd.sock" -u root -e "
+      CREATE USER 'outbox'@'%' IDENTIFIED BY 'outbox';
+      CREATE USER 'outbox'@'localhost' IDENTIFIED BY 'outbox';
+      GRANT ALL PRIVILEGES ON *.* TO 'outbox'@'%';
+      GRANT ALL PRIVILEGES ON *.* TO 'outbox'@'localhost';
+      CREATE DATABASE outbox; CREATE DATABASE outbox_crash; CREATE DATABASE outbox_kafka;
+      CREATE DATABASE outbox_contract;"
+    echo "mariadb-test-instance: MariaDB $("$server" --version | awk '{print $3}') on 127.0.0.1:$port, data in $dir"
+    ;;
+  stop)
+    stop
+    echo "mariadb-test-instance: stopped $dir"
+    ;;
+  *)
+    echo "usage: mariadb-test-instance.sh start|stop <dir> [port]" >&2
+    exit 2
+    ;;
+esac
