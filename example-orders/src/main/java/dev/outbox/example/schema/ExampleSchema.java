@@ -29,12 +29,14 @@ public class ExampleSchema {
 
     void createAtStart(@Observes Startup startup) {
         try (Connection connection = dataSource.getConnection()) {
-            // One script per step: the example's tables use only SQL that H2 and PostgreSQL share.
+            // One script per step: SQL that H2 and PostgreSQL share, and MariaDB's own types in mariadb/.
+            String folder = connection.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT)
+                    .startsWith("mariadb") ? "META-INF/example/sql/mariadb/" : "META-INF/example/sql/";
             if (!tableExists(connection, "orders")) {
-                run(connection, "META-INF/example/sql/V1__orders_and_shipments.sql");
+                run(connection, folder + "V1__orders_and_shipments.sql");
             }
             if (!tableExists(connection, "loyalty_points")) {
-                run(connection, "META-INF/example/sql/V2__invoices.sql");
+                run(connection, folder + "V2__invoices.sql");
             }
         } catch (SQLException | IOException e) {
             throw new IllegalStateException("cannot create the example's tables", e);
