@@ -17,10 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The dialect contract (outbox-jpa's {@link DialectContract}) on a real MariaDB through the kit: the throwaway
  * server the build starts (scripts/mariadb-test-instance.sh), database {@code outbox_contract}, with the JDBC URL
- * options the MariaDB dialect requires (UTC instants). Runs in the PostgreSQL pass, beside the other server
- * databases.
+ * options the MariaDB dialect requires (UTC instants). Runs in the MariaDB pass.
  */
-@EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
+@EnabledIfSystemProperty(named = "it.db", matches = "mariadb")
 class MariaDbDialectContractIT extends ConfiguredDatabaseContractTest {
 
     /** The start-up check passes on the kit's connections and names the JDBC URL options where they are missing. */

@@ -12,6 +12,22 @@ public final class Causes {
      * closed, database closed (twice).
      */
     private static final Set<String> H2_CONNECTION_LOST = Set.of("90067", "90007", "90098", "90121");
+    private static final int MARIADB_LOCK_WAIT_TIMEOUT = 1205;
+    private static final int MARIADB_DUPLICATE_KEY = 1062;
+
+    /**
+     * A unique-key violation: SQLSTATE 23505 on H2 and PostgreSQL; on MariaDB the class 23000 with error 1062 (the
+     * same class holds CHECK and NOT NULL violations, so the code decides).
+     */
+    public static boolean isUniqueViolation(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof SQLException sql && ("23505".equals(sql.getSQLState())
+                    || ("23000".equals(sql.getSQLState()) && sql.getErrorCode() == MARIADB_DUPLICATE_KEY))) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     private Causes() {
     }
@@ -53,6 +69,11 @@ public final class Causes {
                 String state = sql.getSQLState();
                 if (state.startsWith("08") || state.equals("40001") || state.equals("40P01") || state.equals("57P01")
                         || H2_CONNECTION_LOST.contains(state)) {
+                    return true;
+                }
+                // MariaDB's lock wait timeout (a rival's uncommitted row held longer than innodb_lock_wait_timeout)
+                // comes as HY000 with its own code: the transaction may go again, the event is not at fault.
+                if (sql.getErrorCode() == MARIADB_LOCK_WAIT_TIMEOUT && "HY000".equals(state)) {
                     return true;
                 }
             }

@@ -10,8 +10,11 @@ public final class AuditRows {
     public static final String AUDIT_INSERT = "INSERT INTO outbox_audit (audit_id, at, actor, action, event_id, request_id, detail)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?)";
 
-    public static final String AUDIT_RECENT = "SELECT audit_id, at, actor, action, event_id, request_id, detail FROM outbox_audit"
-            + " WHERE (CAST(? AS UUID) IS NULL OR event_id = ?) ORDER BY at DESC, audit_id FETCH FIRST ? ROWS ONLY";
+    /** The newest entries, of one event or of all; no typed null parameter, which MariaDB cannot cast. */
+    public static String auditRecent(boolean oneEvent) {
+        return "SELECT audit_id, at, actor, action, event_id, request_id, detail FROM outbox_audit"
+                + (oneEvent ? " WHERE event_id = ?" : "") + " ORDER BY at DESC, audit_id FETCH FIRST ? ROWS ONLY";
+    }
 
     private AuditRows() {
     }

@@ -14,14 +14,26 @@ import java.util.UUID;
 
 /**
  * MariaDB 10.6 and later (InnoDB): {@code FOR UPDATE SKIP LOCKED} claims, event ids as text, times as UTC
- * {@code DATETIME(6)}. Its insert-if-absent statements are plain inserts whose duplicate-key error is taken as "it
- * exists": InnoDB rolls back only the failed statement, and waits for a rival's uncommitted row first, as
- * PostgreSQL's {@code ON CONFLICT DO NOTHING} does.
+ * {@code DATETIME(6)}. Its insert-if-absent statements never rely on a failing statement: Open Liberty's statement
+ * wrapper asks the driver for more results when it closes one, and MariaDB Connector/J 3.5 then throws a
+ * NullPointerException instead (seen in the MariaDB run of the server suites: parallel replay requests of one person
+ * answered 500). High-water rows, holds and requesters keep an existing row ({@code ON DUPLICATE KEY UPDATE} of a
+ * column to itself). The inbox mark must tell a duplicate apart, so it inserts only where no row has the key
+ * ({@code NOT EXISTS}): a duplicate, the common case, raises no error; two deliveries of one event at the same
+ * instant make InnoDB fail the second on the key after the first commits, which is taken as a duplicate where the
+ * driver lets the statement close, and otherwise rolls that delivery back for the broker to redeliver.
  */
 public final class MariaDbDialect implements Dialect {
 
     /** MariaDB's and MySQL's error code for a duplicate key. */
     private static final int DUPLICATE_KEY = 1062;
+
+    /**
+     * Insert-if-absent where the caller need not know which happened: an existing row is kept as it is, with no error
+     * even when a rival inserted it a moment ago (InnoDB waits for the rival's commit first). Never INSERT IGNORE,
+     * which would also turn a value too long for its column into a silent truncation.
+     */
+    private static final String KEEP_EXISTING = " ON DUPLICATE KEY UPDATE %1$s = %1$s";
 
     @Override
     public String name() {
@@ -50,22 +62,30 @@ public final class MariaDbDialect implements Dialect {
         if (ids.isEmpty()) {
             return List.of();
         }
+        // Still pending and due: in the claim's transaction the locks make this hold anyway; it keeps a claim made
+        // without one (autocommit) from taking a row another claim leased in between.
         try (PreparedStatement take = connection.prepareStatement("UPDATE outbox_event SET claimed_by = ?,"
                 + " lease_version = lease_version + 1, lease_until = ?, next_attempt_at = ?, attempts = attempts + 1"
-                + " WHERE event_id IN (" + Sql.placeholders(ids.size()) + ")")) {
+                + " WHERE event_id IN (" + Sql.placeholders(ids.size()) + ") AND state = 'PENDING' AND next_attempt_at <= ?")) {
             take.setString(1, request.claimer());
             take.setObject(2, leaseUntil);
             take.setObject(3, leaseUntil);
             for (int i = 0; i < ids.size(); i++) {
                 take.setObject(i + 4, ids.get(i));
             }
-            take.executeUpdate();
+            take.setObject(ids.size() + 4, now);
+            if (take.executeUpdate() == 0) {
+                return List.of();
+            }
         }
         List<OutboundEvent> heads;
         try (PreparedStatement read = connection.prepareStatement("SELECT " + Claims.CLAIMED_COLUMNS
-                + " FROM outbox_event WHERE event_id IN (" + Sql.placeholders(ids.size()) + ")")) {
+                + " FROM outbox_event WHERE claimed_by = ? AND lease_until = ? AND event_id IN ("
+                + Sql.placeholders(ids.size()) + ")")) {
+            read.setString(1, request.claimer());
+            read.setObject(2, leaseUntil);
             for (int i = 0; i < ids.size(); i++) {
-                read.setObject(i + 1, ids.get(i));
+                read.setObject(i + 3, ids.get(i));
             }
             try (ResultSet rs = read.executeQuery()) {
                 heads = Claims.readClaimed(rs, request);
@@ -80,8 +100,11 @@ public final class MariaDbDialect implements Dialect {
                                  OffsetDateTime retainUntil) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO processed_event (consumer, event_id,"
                 + " aggregate_type, aggregate_id, aggregate_version, processed_at, retain_until)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                + " SELECT ?, ?, ?, ?, ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM processed_event"
+                + " WHERE consumer = ? AND event_id = ?)")) {
             InboxMarks.bindMark(insert, consumer, eventId, aggregateType, aggregateId, aggregateVersion, now, retainUntil);
+            insert.setString(8, consumer);
+            insert.setObject(9, eventId);
             return insertUnlessPresent(insert);
         }
     }
@@ -90,31 +113,31 @@ public final class MariaDbDialect implements Dialect {
     public void startHighWater(Connection connection, String consumer, String aggregateType, String aggregateId,
                                long highWater) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO inbox_high_water (consumer,"
-                + " aggregate_type, aggregate_id, high_water) VALUES (?, ?, ?, ?)")) {
+                + " aggregate_type, aggregate_id, high_water) VALUES (?, ?, ?, ?)" + KEEP_EXISTING.formatted("high_water"))) {
             insert.setString(1, consumer);
             insert.setString(2, aggregateType);
             insert.setString(3, aggregateId);
             insert.setLong(4, highWater);
-            insertUnlessPresent(insert);
+            insert.executeUpdate();
         }
     }
 
     @Override
     public void startHold(Connection connection, String consumer, UUID eventId) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO inbox_hold (consumer, event_id,"
-                + " held_since) VALUES (?, ?, CURRENT_TIMESTAMP(6))")) {
+                + " held_since) VALUES (?, ?, CURRENT_TIMESTAMP(6))" + KEEP_EXISTING.formatted("held_since"))) {
             insert.setString(1, consumer);
             insert.setObject(2, eventId);
-            insertUnlessPresent(insert);
+            insert.executeUpdate();
         }
     }
 
     @Override
     public void startRequester(Connection connection, String requester) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_replay_requester (requester)"
-                + " VALUES (?)")) {
+                + " VALUES (?)" + KEEP_EXISTING.formatted("requester"))) {
             insert.setString(1, requester);
-            insertUnlessPresent(insert);
+            insert.executeUpdate();
         }
     }
 
@@ -145,9 +168,13 @@ public final class MariaDbDialect implements Dialect {
                     + " isolationLevel=\"TRANSACTION_READ_COMMITTED\" on the dataSource; WildFly:"
                     + " --transaction-isolation=TRANSACTION_READ_COMMITTED)");
         }
+        // The probe is written at +09:00: a driver that converts instants stores its UTC time, one that drops the
+        // offset stores 09:00. The read-back and the clock are checked too: a JVM in another zone without the URL
+        // options would read every stored time shifted by its offset.
         try (PreparedStatement select = connection.prepareStatement("SELECT @@innodb_flush_log_at_trx_commit AS flush,"
-                + " @@session.time_zone AS zone, CAST(? AS CHAR) AS stored, CURRENT_TIMESTAMP(6) AS db_now")) {
-            OffsetDateTime probe = OffsetDateTime.of(2000, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
+                + " @@session.time_zone AS zone, CAST(CAST(? AS DATETIME(6)) AS CHAR) AS stored,"
+                + " CAST('2000-01-01 00:00:00' AS DATETIME(6)) AS epoch, CURRENT_TIMESTAMP(6) AS db_now")) {
+            OffsetDateTime probe = OffsetDateTime.of(2000, 1, 1, 9, 0, 0, 0, ZoneOffset.ofHours(9));
             select.setObject(1, probe);
             try (ResultSet rs = select.executeQuery()) {
                 rs.next();
@@ -158,10 +185,16 @@ public final class MariaDbDialect implements Dialect {
                 }
                 String zone = rs.getString("zone");
                 String stored = rs.getString("stored");
+                OffsetDateTime epoch = rs.getObject("epoch", OffsetDateTime.class);
+                OffsetDateTime dbNow = rs.getObject("db_now", OffsetDateTime.class);
+                boolean readsUtc = epoch != null && epoch.toInstant().equals(probe.toInstant())
+                        && dbNow != null && java.time.Duration.between(dbNow.toInstant(), java.time.Instant.now()).abs()
+                        .compareTo(java.time.Duration.ofMinutes(30)) < 0;
                 if (!("+00:00".equals(zone) || "UTC".equalsIgnoreCase(zone)) || stored == null
-                        || !stored.startsWith("2000-01-01 00:00:00")) {
+                        || !stored.startsWith("2000-01-01 00:00:00") || !readsUtc) {
                     throw new IllegalStateException("the outbox datasource " + dataSource + " does not keep times in"
-                            + " UTC (session time_zone " + zone + ", a UTC instant stored as " + stored + "): add"
+                            + " UTC (session time_zone " + zone + ", 2000-01-01T00:00Z stored as " + stored + " and read"
+                            + " back as " + epoch + ", the database's clock read as " + dbNow + "): add"
                             + " connectionTimeZone=UTC&forceConnectionTimeZoneToSession=true&preserveInstants=true to"
                             + " its JDBC URL");
                 }

@@ -75,17 +75,21 @@ public final class OutboxRows {
      * R9.2: delivered events recorded in [from, to), optionally of one type, oldest first. A time-range replay is
      * a rare admin action: it may scan the table rather than cost every business insert another index.
      */
-    public static final String REPLAY_RANGE = "SELECT event_id, aggregate_type, event_type, state FROM outbox_event WHERE state = 'DELIVERED' AND created_at >= ?"
-            + " AND created_at < ? AND (CAST(? AS VARCHAR(100)) IS NULL OR event_type = ?)"
-            + " ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
+    public static String replayRange(boolean oneType) {
+        return "SELECT event_id, aggregate_type, event_type, state FROM outbox_event WHERE state = 'DELIVERED'"
+                + " AND created_at >= ? AND created_at < ?" + (oneType ? " AND event_type = ?" : "")
+                + " ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
+    }
 
     /**
      * R6.6, R9.4: the events parked with one error class, optionally of one type, oldest first, on the parked-rows
      * index: a bulk resume after a configuration error parked many at once.
      */
-    public static final String PARKED_WITH = "SELECT event_id, aggregate_type, event_type, state FROM outbox_event WHERE state = 'PARKED'"
-            + " AND last_error_class = ? AND (CAST(? AS VARCHAR(100)) IS NULL OR event_type = ?)"
-            + " ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
+    public static String parkedWith(boolean oneType) {
+        return "SELECT event_id, aggregate_type, event_type, state FROM outbox_event WHERE state = 'PARKED'"
+                + " AND last_error_class = ?" + (oneType ? " AND event_type = ?" : "")
+                + " ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
+    }
 
     /**
      * R9.3: the same row, the same event id, sent again; staggered next_attempt_at is the rate limit (R9.4). An

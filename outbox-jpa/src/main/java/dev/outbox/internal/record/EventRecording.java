@@ -40,8 +40,6 @@ import java.util.stream.Collectors;
 public class EventRecording {
 
     private static final Logger LOG = Logger.getLogger(EventRecording.class.getName());
-    /** SQLSTATE of a unique-key violation, the same on H2 and PostgreSQL. */
-    private static final String UNIQUE_VIOLATION = "23505";
 
     @PersistenceContext(unitName = "outbox")
     EntityManager entityManager;
@@ -132,7 +130,7 @@ public class EventRecording {
             String events = rows.stream().map(row -> row.eventId() + " " + row.event().describe())
                     .collect(Collectors.joining(", "));
             LOG.warning(() -> "outbox insert failed, transaction marked rollback-only: " + events);
-            if (UNIQUE_VIOLATION.equals(Causes.sqlState(e))) {
+            if (Causes.isUniqueViolation(e)) {
                 throw new DuplicateEventVersionException(events, e);
             }
             throw new OutboxWriteException(events, e);

@@ -1,7 +1,8 @@
 -- Outbox and inbox schema, version 1, MariaDB 10.6+ (InnoDB, utf8mb4).
 -- Same tables, keys and names as postgresql/V1. Event ids are UUIDs in text form (CHAR(36), ASCII); times are
--- DATETIME(6) in UTC, which the outbox's connections must use (docs/settings.md: MariaDB). MariaDB has no partial
--- indexes, so the claim and cleanup indexes lead with the state column instead.
+-- DATETIME(6) in UTC, which the outbox's connections must use (docs/settings.md: MariaDB). The collation is binary
+-- and NO PAD, so 'a' and 'a ' are two aggregates, as on PostgreSQL. MariaDB has no partial indexes, so the claim and
+-- cleanup indexes lead with the state column instead.
 
 CREATE TABLE IF NOT EXISTS outbox_event (
     event_id           CHAR(36) CHARACTER SET ascii NOT NULL,
@@ -15,7 +16,8 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     created_at         DATETIME(6)   NOT NULL,
     state              VARCHAR(16)   NOT NULL,
     attempts           INTEGER       NOT NULL DEFAULT 0,
-    next_attempt_at    DATETIME(6)   NOT NULL,
+    -- Due at the database's time unless given (what V6 adds on the other databases; R4.3).
+    next_attempt_at    DATETIME(6)   NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
     last_error_class   VARCHAR(200),
     claimed_by         VARCHAR(100),
     lease_version      BIGINT        NOT NULL DEFAULT 0,
@@ -30,7 +32,7 @@ CREATE TABLE IF NOT EXISTS outbox_event (
     CONSTRAINT outbox_event_version_ck CHECK (aggregate_version >= 1 AND schema_version >= 1),
     CONSTRAINT outbox_event_state_ck CHECK (state IN ('PENDING', 'DELIVERED', 'PARKED')),
     CONSTRAINT outbox_event_body_ck CHECK ((payload IS NULL) <> (payload_ref IS NULL))
-) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_nopad_bin;
 
 -- The claim reads due pending rows in due order (R4.1).
 CREATE INDEX IF NOT EXISTS outbox_event_due_ix
@@ -56,7 +58,7 @@ CREATE TABLE IF NOT EXISTS processed_event (
     retain_until       DATETIME(6)   NOT NULL,
     duplicates         INTEGER       NOT NULL DEFAULT 0,
     CONSTRAINT processed_event_pk PRIMARY KEY (consumer, event_id)
-) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_nopad_bin;
 
 CREATE INDEX IF NOT EXISTS processed_event_retain_ix
     ON processed_event (retain_until);

@@ -16,4 +16,4 @@ CREATE TABLE IF NOT EXISTS side_effect (
     updated_at    DATETIME(6)   NOT NULL,
     CONSTRAINT side_effect_pk PRIMARY KEY (consumer, effect_key),
     CONSTRAINT side_effect_state_ck CHECK (state IN ('STARTED', 'SUCCEEDED', 'FAILED'))
-) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_nopad_bin;

@@ -11,7 +11,7 @@ CREATE TABLE IF NOT EXISTS outbox_audit (
     request_id    CHAR(36) CHARACTER SET ascii,
     detail        VARCHAR(2000) NOT NULL,
     CONSTRAINT outbox_audit_pk PRIMARY KEY (audit_id)
-) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_nopad_bin;
 
 CREATE INDEX IF NOT EXISTS outbox_audit_at_ix
     ON outbox_audit (at, audit_id);
@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS outbox_replay_request (
     decided_at      DATETIME(6),
     CONSTRAINT outbox_replay_request_pk PRIMARY KEY (request_id),
     CONSTRAINT outbox_replay_request_state_ck CHECK (state IN ('AWAITING_APPROVAL', 'EXECUTED', 'REJECTED'))
-) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_nopad_bin;
 
 -- R8.3: shadow mode is stamped on each event when it is recorded.
 ALTER TABLE outbox_event ADD COLUMN IF NOT EXISTS publish_mode VARCHAR(16) NOT NULL DEFAULT 'PUBLISH';

@@ -8,7 +8,7 @@ CREATE TABLE IF NOT EXISTS inbox_high_water (
     aggregate_id    VARCHAR(200)  NOT NULL,
     high_water      BIGINT        NOT NULL,
     CONSTRAINT inbox_high_water_pk PRIMARY KEY (consumer, aggregate_type, aggregate_id)
-) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_nopad_bin;
 
 -- Strict events a consumer holds for their earlier versions, since when on the database's clock.
 CREATE TABLE IF NOT EXISTS inbox_hold (
@@ -16,7 +16,7 @@ CREATE TABLE IF NOT EXISTS inbox_hold (
     event_id    CHAR(36) CHARACTER SET ascii NOT NULL,
     held_since  DATETIME(6)   NOT NULL,
     CONSTRAINT inbox_hold_pk PRIMARY KEY (consumer, event_id)
-) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_nopad_bin;
 
 CREATE INDEX IF NOT EXISTS inbox_hold_since_ix
     ON inbox_hold (held_since);
@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS outbox_replay_event (
     item_no     INTEGER  NOT NULL,
     event_id    CHAR(36) CHARACTER SET ascii NOT NULL,
     CONSTRAINT outbox_replay_event_pk PRIMARY KEY (request_id, item_no)
-) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_nopad_bin;
 
 CREATE INDEX IF NOT EXISTS outbox_replay_request_by_ix
     ON outbox_replay_request (requested_by, requested_at);

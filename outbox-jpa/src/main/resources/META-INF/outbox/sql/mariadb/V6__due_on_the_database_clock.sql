@@ -1,3 +1,3 @@
--- Version 6, MariaDB: a new row is due at the database's time, not at the recording server's (the recorder
--- leaves next_attempt_at to this default). Idempotent.
-ALTER TABLE outbox_event ALTER COLUMN next_attempt_at SET DEFAULT CURRENT_TIMESTAMP(6);
+-- Version 6, MariaDB: on the other databases this gives next_attempt_at its default, the database's time (the
+-- recorder leaves the column to it). MariaDB's V1 has it from the start, so there is nothing to change here, and
+-- nothing is run: an ALTER at every start would wait for, and then hold up, every transaction on outbox_event.

@@ -25,6 +25,15 @@ class CausesTest {
     }
 
     @Test
+    void mariaDbsLockWaitTimeoutIsAnOutageAndItsDuplicateKeyAUniqueViolationButNotItsCheckViolation() {
+        assertTrue(Causes.isDatabaseOutage(new SQLException("Lock wait timeout exceeded", "HY000", 1205)));
+        assertFalse(Causes.isDatabaseOutage(new SQLException("some other general error", "HY000", 1366)));
+        assertTrue(Causes.isUniqueViolation(new IllegalStateException(new SQLException("Duplicate entry", "23000", 1062))));
+        assertFalse(Causes.isUniqueViolation(new SQLException("CONSTRAINT `outbox_event_version_ck` failed", "23000", 4025)));
+        assertTrue(Causes.isUniqueViolation(new SQLException("duplicate key", "23505")), "H2 and PostgreSQL");
+    }
+
+    @Test
     void aConstraintViolationIsNoOutage() {
         assertFalse(Causes.isDatabaseOutage(new SQLException("duplicate key", "23505")));
         assertFalse(Causes.isDatabaseOutage(new IllegalArgumentException("bad payload")));

@@ -469,6 +469,7 @@ public abstract class DialectContract {
                 }
             });
             Thread.sleep(1_000); // the cleanup statement has chosen its rows and waits for the replay's lock
+            assertFalse(deleted.isDone(), "the cleanup batch waits for the replay's row lock (or the case tests nothing)");
             replay.commit();
             assertEquals(0, deleted.get(10, TimeUnit.SECONDS), "cleanup deleted a row a replay had just put back");
         }

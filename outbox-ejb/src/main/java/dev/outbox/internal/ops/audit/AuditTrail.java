@@ -54,10 +54,12 @@ public class AuditTrail {
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     public List<AuditEntry> recent(UUID eventId, int limit) {
         try (Connection connection = database.connect();
-             PreparedStatement select = connection.prepareStatement(AuditRows.AUDIT_RECENT)) {
-            select.setObject(1, eventId);
-            select.setObject(2, eventId);
-            select.setInt(3, limit);
+             PreparedStatement select = connection.prepareStatement(AuditRows.auditRecent(eventId != null))) {
+            int index = 1;
+            if (eventId != null) {
+                select.setObject(index++, eventId);
+            }
+            select.setInt(index, limit);
             List<AuditEntry> entries = new ArrayList<>();
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {

@@ -307,20 +307,26 @@ public class Replay {
             return candidates;
         }
         if (selection.resumesParked()) {
-            try (PreparedStatement select = connection.prepareStatement(OutboxRows.PARKED_WITH)) {
-                select.setString(1, selection.parkedWith());
-                select.setString(2, selection.eventType());
-                select.setString(3, selection.eventType());
-                select.setInt(4, settings.maxEvents() + 1);
+            boolean oneType = selection.eventType() != null;
+            try (PreparedStatement select = connection.prepareStatement(OutboxRows.parkedWith(oneType))) {
+                int index = 1;
+                select.setString(index++, selection.parkedWith());
+                if (oneType) {
+                    select.setString(index++, selection.eventType());
+                }
+                select.setInt(index, settings.maxEvents() + 1);
                 readCandidates(select, candidates);
             }
         } else {
-            try (PreparedStatement select = connection.prepareStatement(OutboxRows.REPLAY_RANGE)) {
-                select.setObject(1, selection.from());
-                select.setObject(2, selection.to());
-                select.setString(3, selection.eventType());
-                select.setString(4, selection.eventType());
-                select.setInt(5, settings.maxEvents() + 1);
+            boolean oneType = selection.eventType() != null;
+            try (PreparedStatement select = connection.prepareStatement(OutboxRows.replayRange(oneType))) {
+                int index = 1;
+                select.setObject(index++, selection.from());
+                select.setObject(index++, selection.to());
+                if (oneType) {
+                    select.setString(index++, selection.eventType());
+                }
+                select.setInt(index, settings.maxEvents() + 1);
                 readCandidates(select, candidates);
             }
         }
