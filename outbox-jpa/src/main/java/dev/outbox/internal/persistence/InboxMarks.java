@@ -68,6 +68,23 @@ public final class InboxMarks {
     }
 
     /** Binds the seven columns of an inbox mark, in table order. */
+    /**
+     * The inbox mark, inserted only where the consumer has none for the event: a duplicate inserts nothing and raises
+     * nothing. For the databases without an insert that absorbs a conflict (H2, MariaDB); bind it with
+     * {@link #bindMarkUnlessMarked}.
+     */
+    public static final String MARK_UNLESS_MARKED = "INSERT INTO processed_event (consumer, event_id, aggregate_type,"
+            + " aggregate_id, aggregate_version, processed_at, retain_until) SELECT ?, ?, ?, ?, ?, ?, ? FROM DUAL"
+            + " WHERE NOT EXISTS (SELECT 1 FROM processed_event WHERE consumer = ? AND event_id = ?)";
+
+    public static void bindMarkUnlessMarked(PreparedStatement insert, String consumer, UUID eventId, String aggregateType,
+                                            String aggregateId, Long aggregateVersion, OffsetDateTime now,
+                                            OffsetDateTime retainUntil) throws SQLException {
+        bindMark(insert, consumer, eventId, aggregateType, aggregateId, aggregateVersion, now, retainUntil);
+        insert.setString(8, consumer);
+        insert.setObject(9, eventId);
+    }
+
     public static void bindMark(PreparedStatement insert, String consumer, UUID eventId, String aggregateType,
                          String aggregateId, Long aggregateVersion, OffsetDateTime now, OffsetDateTime retainUntil)
             throws SQLException {

@@ -98,13 +98,9 @@ public final class MariaDbDialect implements Dialect {
     public boolean markProcessed(Connection connection, String consumer, UUID eventId, String aggregateType,
                                  String aggregateId, Long aggregateVersion, OffsetDateTime now,
                                  OffsetDateTime retainUntil) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO processed_event (consumer, event_id,"
-                + " aggregate_type, aggregate_id, aggregate_version, processed_at, retain_until)"
-                + " SELECT ?, ?, ?, ?, ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM processed_event"
-                + " WHERE consumer = ? AND event_id = ?)")) {
-            InboxMarks.bindMark(insert, consumer, eventId, aggregateType, aggregateId, aggregateVersion, now, retainUntil);
-            insert.setString(8, consumer);
-            insert.setObject(9, eventId);
+        try (PreparedStatement insert = connection.prepareStatement(InboxMarks.MARK_UNLESS_MARKED)) {
+            InboxMarks.bindMarkUnlessMarked(insert, consumer, eventId, aggregateType, aggregateId, aggregateVersion,
+                    now, retainUntil);
             return insertUnlessPresent(insert);
         }
     }

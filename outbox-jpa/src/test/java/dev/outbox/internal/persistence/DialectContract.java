@@ -138,13 +138,8 @@ public abstract class DialectContract {
             second.setAutoCommit(false);
             List<OutboundEvent> a = dialect().claim(first, request("p1", 4, Set.of()));
             // p1 has not committed: its rows are locked, and p2 skips them instead of waiting (R4.1).
-            CompletableFuture<List<OutboundEvent>> racing = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return dialect().claim(second, request("p2", 4, Set.of()));
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<List<OutboundEvent>> racing = inAnotherThread(() -> dialect().claim(second,
+                    request("p2", 4, Set.of())));
             List<OutboundEvent> b;
             try {
                 b = racing.get(5, TimeUnit.SECONDS);
@@ -458,14 +453,12 @@ public abstract class DialectContract {
                 back.setObject(2, replayed);
                 assertEquals(1, back.executeUpdate(), "the replay holds the row, not yet committed");
             }
-            CompletableFuture<Integer> deleted = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Integer> deleted = inAnotherThread(() -> {
                 try (PreparedStatement delete = cleanup.prepareStatement(OutboxRows.DELETE_DELIVERED_BATCH)) {
                     delete.setObject(1, now.minusDays(7));
                     delete.setObject(2, now.minusDays(7));
                     delete.setInt(3, 10);
                     return delete.executeUpdate();
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
                 }
             });
             Thread.sleep(1_000); // the cleanup statement has chosen its rows and waits for the replay's lock
@@ -485,28 +478,14 @@ public abstract class DialectContract {
             first.setAutoCommit(false);
             second.setAutoCommit(false);
             dialect().lockRequester(first, "lead"); // creates the row and locks it, uncommitted
-            CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
-                try {
-                    dialect().lockRequester(second, "lead");
-                    second.commit();
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<Void> waiting = requestInAnotherThread(second, "lead");
             Thread.sleep(300);
             assertFalse(waiting.isDone(), "the second request of one person must wait while the first is undecided");
             first.commit();
             waiting.get(10, TimeUnit.SECONDS);
             // And again once the person's row exists.
             dialect().lockRequester(first, "lead");
-            CompletableFuture<Void> again = CompletableFuture.runAsync(() -> {
-                try {
-                    dialect().lockRequester(second, "lead");
-                    second.commit();
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<Void> again = requestInAnotherThread(second, "lead");
             Thread.sleep(300);
             assertFalse(again.isDone(), "the person's existing row is locked too");
             first.commit();
@@ -520,20 +499,39 @@ public abstract class DialectContract {
             first.setAutoCommit(false);
             second.setAutoCommit(false);
             dialect().lockRequester(first, "lead");
-            CompletableFuture<Void> other = CompletableFuture.runAsync(() -> {
-                try {
-                    dialect().lockRequester(second, "operator");
-                    second.commit();
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<Void> other = requestInAnotherThread(second, "operator");
             other.get(5, TimeUnit.SECONDS);
             first.commit();
         }
     }
 
     // --- Helpers -------------------------------------------------------------------------------------------------
+
+    /** SQL work that may throw, for {@link #inAnotherThread}. */
+    @FunctionalInterface
+    protected interface SqlCall<T> {
+        T call() throws SQLException;
+    }
+
+    /** Runs a second transaction's step on another thread, so this one can see whether it waits. */
+    protected static <T> CompletableFuture<T> inAnotherThread(SqlCall<T> step) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return step.call();
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    /** One person's replay request on {@code connection}, on another thread: lock the requester, then commit. */
+    private CompletableFuture<Void> requestInAnotherThread(Connection connection, String requester) {
+        return inAnotherThread(() -> {
+            dialect().lockRequester(connection, requester);
+            connection.commit();
+            return null;
+        });
+    }
 
     protected UUID pending(String aggregateId, long version, String type) throws SQLException {
         return RecordedRow.pending("Order", aggregateId, version, type)

@@ -48,13 +48,7 @@ class H2DialectContractTest extends DialectContract {
             first.setAutoCommit(false);
             second.setAutoCommit(false);
             List<OutboundEvent> a = dialect().claim(first, p1);
-            CompletableFuture<List<OutboundEvent>> racing = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return dialect().claim(second, p2);
-                } catch (SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<List<OutboundEvent>> racing = inAnotherThread(() -> dialect().claim(second, p2));
             Thread.sleep(300);
             assertFalse(racing.isDone(), "the second claimer waits for the first one's uncommitted claim");
             first.commit();
