@@ -10,8 +10,6 @@ import dev.outbox.it.support.Settings;
 import dev.outbox.internal.persistence.ClaimRequest;
 import dev.outbox.internal.persistence.Delivery;
 import dev.outbox.internal.persistence.Dialect;
-import dev.outbox.internal.persistence.PostgreSqlDialect;
-import dev.outbox.internal.persistence.RecordedRow;
 import dev.outbox.spi.OutboundEvent;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -57,7 +55,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (see the README). Figures are printed as one table and written to {@code it.bench.out}.
  *
  * <ul>
- *     <li>B0: the raw rate of the publisher's own claim-and-confirm SQL on this PostgreSQL with no broker, and
+ *     <li>B0: the raw rate of the publisher's own claim-and-confirm SQL on the database with no broker, and
  *     the raw rate of a Kafka producer with the transport's settings and no database;</li>
  *     <li>B2: a pending backlog drained by the server to Kafka and to the embedded JMS engine (a queue nobody
  *     reads), from first to last confirm in the table;</li>
@@ -65,12 +63,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *     <li>B5: the server's peak used heap (base metric, sampled) while draining the backlog and a bigger one,
  *     under a fixed maximum heap.</li>
  * </ul>
- * Write overhead (B1), latency (B3) and the peer (gruelbox transaction-outbox) are not measured yet.
+ * and B1 (write overhead) and B3 (commit-to-consumer latency). All of it runs on PostgreSQL; B0 SQL, B2 to Kafka,
+ * B4 with its claim plan and B1 run again on MariaDB in the same run (issue 18), each database on a crash server of
+ * its own, so the two can be compared side by side.
  */
 @EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
 class OutboxBenchmarkIT {
 
-    private static final String JDBC = CrashServer.jdbcUrl();
     private static final String KAFKA = Settings.required("it.kafka.bootstrap");
     private static final int EVENTS = Integer.parseInt(Settings.required("it.bench.events"));
     private static final int HISTORY = Integer.parseInt(Settings.required("it.bench.history"));
@@ -85,26 +84,48 @@ class OutboxBenchmarkIT {
     /** Extra server JVM options for a profiled run, e.g. {@code -XX:StartFlightRecording=...} (see the README). */
     private static final String JVM_OPTIONS = System.getProperty("it.bench.jvm-options", "");
 
-    private final ExampleService service = CrashServer.service();
-    private final LibertyProcess server = CrashServer.process(service);
-    private final OutboxDatabase db = CrashServer.database();
+    /** One database under test: its crash server, the server's address, a JDBC view of its tables. */
+    private record Target(BenchDatabase kind, LibertyProcess server, ExampleService service, OutboxDatabase db,
+                          String jdbc, String baseUrl) {
+    }
+
+    private static Target postgresql() {
+        ExampleService service = CrashServer.service();
+        return new Target(BenchDatabase.POSTGRESQL, CrashServer.process(service), service, CrashServer.database(),
+                CrashServer.jdbcUrl(), Settings.required("it.crash.base.url"));
+    }
+
+    private static Target mariadb() {
+        String baseUrl = Settings.required("it.bench.mariadb.base.url");
+        ExampleService service = new ExampleService(baseUrl);
+        String jdbc = Settings.required("it.bench.mariadb.jdbc.url");
+        return new Target(BenchDatabase.MARIADB, new LibertyProcess(Path.of(Settings.required("it.wlp")),
+                Settings.required("it.bench.mariadb.server"), service), service,
+                new OutboxDatabase(jdbc, "outbox", "outbox"), jdbc, baseUrl);
+    }
+
+    private final Target pg = postgresql();
+    private final Target maria = mariadb();
     private final HttpClient http = HttpClient.newHttpClient();
 
     @AfterEach
-    void restoreTheCrashServer() throws Exception {
-        server.stop();
-        server.kill();
-        server.deleteOverride("bench.xml");
-        server.use(java.util.Map.of());
-        Files.deleteIfExists(server.serverDir().resolve("jvm.options"));
-        forgetQueuedMessages();
+    void restoreTheCrashServers() throws Exception {
+        for (Target target : List.of(pg, maria)) {
+            LibertyProcess server = target.server();
+            server.stop();
+            server.kill();
+            server.deleteOverride("bench.xml");
+            server.use(java.util.Map.of());
+            Files.deleteIfExists(server.serverDir().resolve("jvm.options"));
+            forgetQueuedMessages(server);
+        }
     }
 
     /**
      * Nobody reads the JMS drain's queue, so its messages stay in the engine's file store: start each drain, and
      * leave, with an empty store rather than fill it (CWSOM1042E) or hand later tests a big one.
      */
-    private void forgetQueuedMessages() throws java.io.IOException {
+    private static void forgetQueuedMessages(LibertyProcess server) throws java.io.IOException {
         Path store = server.serverDir().resolve("messaging");
         if (Files.exists(store)) {
             try (var files = Files.walk(store)) {
@@ -118,47 +139,38 @@ class OutboxBenchmarkIT {
     @Test
     void theDrainRatesAgainstTheMachinesLimits() throws Exception {
         BenchmarkTable table = new BenchmarkTable();
-        server.deleteOverride("failpoint.xml");
-        server.start(); // creates the schema when the benchmark runs on a fresh database
-        server.stop();
-        Files.writeString(server.serverDir().resolve("jvm.options"),
-                HEAP + "\n" + String.join("\n", JVM_OPTIONS.isBlank() ? new String[0] : JVM_OPTIONS.split(" ")) + "\n");
-        db.execute("DELETE FROM outbox_event");
+        prepare(pg);
 
-        double sql = rawClaimAndConfirm(EVENTS);
+        double sql = rawClaimAndConfirm(pg, EVENTS);
         table.add("B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH + ")", rate(sql), "-", "-", "-");
         double producer = rawKafkaProducer(EVENTS);
         table.add("B0 Kafka producer, no database (" + EVENTS + " records)", rate(producer), "-", "-", "-");
 
-        Drain kafka = drain("kafka", EVENTS);
-        double peer = new PeerDrain(JDBC, producerSettings(), db).drain(EVENTS);
+        Drain kafka = drain(pg, "kafka", EVENTS);
+        double peer = new PeerDrain(pg.jdbc(), producerSettings(), pg.db()).drain(EVENTS);
         table.add("B2 drain to Kafka, " + EVENTS + " pending", rate(kafka.rate()), ">= 20,000/s; >= 5x the peer",
                 rate(peer) + " (gruelbox transaction-outbox 4.2.268)", String.format("%.1fx the peer; %.2f of the"
                         + " slower B0 limit", kafka.rate() / peer, kafka.rate() / Math.min(sql, producer)));
-        Drain twoWorkers = drain("kafka", EVENTS, 2);
+        Drain twoWorkers = drain(pg, "kafka", EVENTS, 2);
         table.add("B2 drain to Kafka, " + EVENTS + " pending, 2 workers (outbox.publisher.workers)",
                 rate(twoWorkers.rate()), ">= 20,000/s", "not measured",
                 String.format("%.2f of one worker", twoWorkers.rate() / kafka.rate()));
-        Drain jms = drain("jms", EVENTS);
+        Drain jms = drain(pg, "jms", EVENTS);
         table.add("B2 drain to JMS (embedded engine), " + EVENTS + " pending", rate(jms.rate()), ">= 5,000/s",
                 "not measured", String.format("%.2f of B0 SQL", jms.rate() / sql));
 
-        insertHistory(HISTORY);
-        Drain withHistory = drain("kafka", EVENTS);
+        insertHistory(pg, HISTORY);
+        Drain withHistory = drain(pg, "kafka", EVENTS);
         table.add("B4 drain to Kafka with " + HISTORY + " delivered rows in the table", rate(withHistory.rate()),
                 "ratio >= 0.9", "-", String.format("%.2f of the empty-table drain", withHistory.rate() / kafka.rate()));
-        table.note("B4 claim plan: " + claimPlan());
+        table.note("B4 claim plan on PostgreSQL: " + claimPlan(pg));
 
-        Drain big = drain("kafka", BIG);
+        Drain big = drain(pg, "kafka", BIG);
         table.add("B5 peak used heap draining " + EVENTS + " / " + BIG + " events (" + HEAP + ")",
                 mb(kafka.peakHeapBytes()) + " / " + mb(big.peakHeapBytes()), "bounded by the batch, not the backlog",
                 "-", String.format("%.2f", (double) big.peakHeapBytes() / Math.max(1, kafka.peakHeapBytes())));
-        jakarta.json.JsonObject b1 = writeOverhead();
-        table.add("B1 write overhead: the note command with / without its event, 8 callers in the server",
-                String.format("%,.0f / %,.0f tx/s", b1.getJsonNumber("withOutboxPerSecond").doubleValue(),
-                        b1.getJsonNumber("withoutPerSecond").doubleValue()), "ratio >= 0.85", "not measured",
-                String.format("%.2f", b1.getJsonNumber("ratio").doubleValue()));
-        table.note("B1 rounds (tx/s with, without): " + b1.getJsonArray("rounds"));
+        jakarta.json.JsonObject b1 = writeOverhead(pg);
+        writeOverheadRow(table, pg, b1);
 
         // The issue's rate, and a rate this machine sustains end to end (load, publisher, broker, consumers and
         // PostgreSQL share its cores), which shows what the outbox itself adds.
@@ -167,14 +179,53 @@ class OutboxBenchmarkIT {
             latencyRow(table, "Kafka", "p99 <= 100 ms", latency("kafka", perSecond, List.of("invoicing", "loyalty")));
         }
 
+        // MariaDB beside PostgreSQL (issue 18): the same SQL limit, drain, history and write overhead.
+        prepare(maria);
+        double mariaSql = rawClaimAndConfirm(maria, EVENTS);
+        table.add("MariaDB: B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH + ")",
+                rate(mariaSql), "-", "-", String.format("%.2f of PostgreSQL's", mariaSql / sql));
+        Drain mariaKafka = drain(maria, "kafka", EVENTS);
+        table.add("MariaDB: B2 drain to Kafka, " + EVENTS + " pending", rate(mariaKafka.rate()), ">= 20,000/s",
+                "not measured", String.format("%.2f of the slower B0 limit; %.2f of PostgreSQL's drain",
+                        mariaKafka.rate() / Math.min(mariaSql, producer), mariaKafka.rate() / kafka.rate()));
+        insertHistory(maria, HISTORY);
+        Drain mariaHistory = drain(maria, "kafka", EVENTS);
+        table.add("MariaDB: B4 drain to Kafka with " + HISTORY + " delivered rows in the table",
+                rate(mariaHistory.rate()), "ratio >= 0.9", "-", String.format("%.2f of the empty-table drain",
+                        mariaHistory.rate() / mariaKafka.rate()));
+        table.note("B4 claim plan on MariaDB (EXPLAIN, one row per table): " + claimPlan(maria));
+        writeOverheadRow(table, maria, writeOverhead(maria));
+
         table.note("where the drains' time went (publisher run profiles): Kafka " + kafka.profile() + "; Kafka with"
                 + " 2 workers " + twoWorkers.profile() + "; JMS "
-                + jms.profile() + "; Kafka with history " + withHistory.profile());
+                + jms.profile() + "; Kafka with history " + withHistory.profile() + "; MariaDB Kafka "
+                + mariaKafka.profile() + "; MariaDB Kafka with history " + mariaHistory.profile());
         table.note("publisher settings: batch-size " + BATCH + ", workers " + WORKERS + ", one run drains up to 100"
-                + " batches, lease 2 s (crash server)");
+                + " batches, lease 30 s");
         table.write(Path.of(Settings.required("it.bench.out")), MODE);
 
-        assertTrue(kafka.rate() > 0 && jms.rate() > 0 && withHistory.rate() > 0, "every drain delivered");
+        assertTrue(kafka.rate() > 0 && jms.rate() > 0 && withHistory.rate() > 0 && mariaKafka.rate() > 0
+                && mariaHistory.rate() > 0, "every drain delivered");
+    }
+
+    /** A started-once crash server (so its schema exists), an empty outbox table and the benchmark's heap limit. */
+    private void prepare(Target target) throws Exception {
+        LibertyProcess server = target.server();
+        server.deleteOverride("failpoint.xml");
+        server.start(); // creates the schema when the benchmark runs on a fresh database
+        server.stop();
+        Files.writeString(server.serverDir().resolve("jvm.options"),
+                HEAP + "\n" + String.join("\n", JVM_OPTIONS.isBlank() ? new String[0] : JVM_OPTIONS.split(" ")) + "\n");
+        target.db().execute("DELETE FROM outbox_event");
+    }
+
+    private static void writeOverheadRow(BenchmarkTable table, Target target, jakarta.json.JsonObject b1) {
+        String on = target.kind() == BenchDatabase.POSTGRESQL ? "" : target.kind().title() + ": ";
+        table.add(on + "B1 write overhead: the note command with / without its event, 8 callers in the server",
+                String.format("%,.0f / %,.0f tx/s", b1.getJsonNumber("withOutboxPerSecond").doubleValue(),
+                        b1.getJsonNumber("withoutPerSecond").doubleValue()), "ratio >= 0.85", "not measured",
+                String.format("%.2f", b1.getJsonNumber("ratio").doubleValue()));
+        table.note(on + "B1 rounds (tx/s with, without): " + b1.getJsonArray("rounds"));
     }
 
     private record Drain(double rate, long peakHeapBytes, String profile) {
@@ -187,7 +238,7 @@ class OutboxBenchmarkIT {
      * Sums the publisher's run profiles (FINE lines in trace.log): where the drain's wall time went, in shares of
      * the time the runs took.
      */
-    private String runProfile() throws java.io.IOException {
+    private static String runProfile(LibertyProcess server) throws java.io.IOException {
         Path trace = server.serverDir().resolve("logs/trace.log");
         long[] sums = new long[6];
         if (Files.exists(trace)) {
@@ -209,34 +260,37 @@ class OutboxBenchmarkIT {
      * Builds a pending backlog with the server stopped, starts it routed to one transport and waits until every
      * event is confirmed; the rate is from the first to the last confirm, as the table recorded them.
      */
-    private Drain drain(String transport, int events) throws Exception {
-        return drain(transport, events, WORKERS);
+    private Drain drain(Target target, String transport, int events) throws Exception {
+        return drain(target, transport, events, WORKERS);
     }
 
-    private Drain drain(String transport, int events, int workers) throws Exception {
+    private Drain drain(Target target, String transport, int events, int workers) throws Exception {
+        LibertyProcess server = target.server();
+        OutboxDatabase db = target.db();
         server.stop();
-        forgetQueuedMessages();
+        forgetQueuedMessages(server);
         Files.deleteIfExists(server.serverDir().resolve("logs/trace.log"));
         String tag = "bench-" + UUID.randomUUID();
-        insertPending(tag, events);
-        db.execute("VACUUM ANALYZE outbox_event"); // as autovacuum leaves a table in production, for every drain
-        startBenchServer(transport, workers, "<variable name=\"outbox.kafka.topic\" value=\"bench.{aggregateType}\"/>"
+        insertPending(target, tag, events);
+        analyze(target); // as the database's own maintenance leaves a table in production, for every drain
+        startBenchServer(target, transport, workers, "<variable name=\"outbox.kafka.topic\" value=\"bench.{aggregateType}\"/>"
                 + "<variable name=\"outbox.jms.destination.BenchNoted\" value=\"jms/BenchEvents\"/>");
         String mine = "aggregate_type = 'Bench' AND aggregate_id LIKE '" + tag + "-%'";
         AtomicLong peak = new AtomicLong();
-        // Observed cheaply, so the observer does not slow the drain: the pending rows on their partial index, and
-        // the heap, twice a second. At least 200 events a second, or the drain is stuck (a full queue, a broker
-        // away): fail rather than wait.
+        // Observed cheaply, so the observer does not slow the drain: the pending rows on their index, and the heap,
+        // twice a second. At least 200 events a second, or the drain is stuck (a full queue, a broker away): fail
+        // rather than wait.
         await(Duration.ofSeconds(Math.max(120, events / 200)), events + " events delivered to " + transport, () -> {
-            peak.accumulateAndGet(usedHeap(), Math::max);
+            peak.accumulateAndGet(usedHeap(target), Math::max);
             pause(500);
             return db.count("outbox_event", "state = 'PENDING' AND aggregate_type = 'Bench'");
         }, n -> n == 0);
-        double seconds = ((Number) db.rows("SELECT EXTRACT(EPOCH FROM (MAX(delivered_at) - MIN(delivered_at)))"
-                + " FROM outbox_event WHERE " + mine).get(0).get(0)).doubleValue();
+        List<Object> span = db.rows("SELECT MIN(delivered_at), MAX(delivered_at) FROM outbox_event WHERE " + mine).get(0);
+        double seconds = Duration.between(OutboxDatabase.instant(span.get(0)), OutboxDatabase.instant(span.get(1)))
+                .toNanos() / 1e9;
         assertEquals(events, db.count("outbox_event", mine + " AND state = 'DELIVERED'"), "every event delivered");
         server.stop();
-        String profile = runProfile();
+        String profile = runProfile(server);
         db.execute("DELETE FROM outbox_event WHERE " + mine);
         return new Drain(events / Math.max(seconds, 0.001), peak.get(), profile);
     }
@@ -245,11 +299,13 @@ class OutboxBenchmarkIT {
      * Starts the crash server routed to {@code transport} with the benchmark's publisher settings, a queue nobody
      * reads for the JMS drain, FINE run profiles, and {@code moreVariables}.
      */
-    private void startBenchServer(String transport, String moreVariables) throws Exception {
-        startBenchServer(transport, WORKERS, moreVariables);
+    private static void startBenchServer(Target target, String transport, String moreVariables) throws Exception {
+        startBenchServer(target, transport, WORKERS, moreVariables);
     }
 
-    private void startBenchServer(String transport, int workers, String moreVariables) throws Exception {
+    private static void startBenchServer(Target target, String transport, int workers, String moreVariables)
+            throws Exception {
+        LibertyProcess server = target.server();
         server.writeOverride("bench.xml", "<server>"
                 + "<variable name=\"outbox.publisher.transport\" value=\"" + transport + "\"/>"
                 + "<variable name=\"outbox.publisher.batch-size\" value=\"" + BATCH + "\"/>"
@@ -273,16 +329,17 @@ class OutboxBenchmarkIT {
      * without the event, 8 callers inside the server, in alternating rounds. The publisher is off, so the figure
      * is the cost inside the business transaction; the drain's own load is B2's subject.
      */
-    private jakarta.json.JsonObject writeOverhead() throws Exception {
+    private static jakarta.json.JsonObject writeOverhead(Target target) throws Exception {
+        LibertyProcess server = target.server();
         server.stop();
         long millis = FULL ? 5000 : 1000;
         int rounds = FULL ? 4 : 1;
-        startBenchServer("jms", "<variable name=\"outbox.publisher.enabled\" value=\"false\"/>");
-        ExampleService.Reply reply = service.benchmark("write-overhead?callers=8&millis=" + millis + "&rounds=" + rounds,
+        startBenchServer(target, "jms", "<variable name=\"outbox.publisher.enabled\" value=\"false\"/>");
+        ExampleService.Reply reply = target.service().benchmark("write-overhead?callers=8&millis=" + millis + "&rounds=" + rounds,
                 Duration.ofMillis(rounds * millis * 2 + 60_000));
         assertEquals(200, reply.status(), "the write-overhead load ran: " + reply.raw());
         server.stop();
-        db.execute("DELETE FROM outbox_event WHERE aggregate_type = 'Order'");
+        target.db().execute("DELETE FROM outbox_event WHERE aggregate_type = 'Order'");
         return reply.body();
     }
 
@@ -304,10 +361,13 @@ class OutboxBenchmarkIT {
      */
     private java.util.Map<String, Latency> latency(String transport, int perSecond, List<String> consumers)
             throws Exception {
+        LibertyProcess server = pg.server();
+        ExampleService service = pg.service();
+        OutboxDatabase db = pg.db();
         server.stop();
         String run = "b3" + UUID.randomUUID().toString().substring(0, 8);
         // A topic and consumer groups of this run only, so no other test's records reach these consumers.
-        startBenchServer(transport, "<variable name=\"outbox.kafka.topic\" value=\"" + run + ".{aggregateType}\"/>"
+        startBenchServer(pg, transport, "<variable name=\"outbox.kafka.topic\" value=\"" + run + ".{aggregateType}\"/>"
                 + "<variable name=\"example.kafka.enabled\" value=\"true\"/>"
                 + "<variable name=\"example.invoicing.topic\" value=\"" + run + ".Order\"/>"
                 + "<variable name=\"example.invoicing.group\" value=\"" + run + "-invoicing\"/>"
@@ -360,44 +420,44 @@ class OutboxBenchmarkIT {
     /** Waits until {@code consumer} has applied (marked in its inbox) {@code expected} events matching {@code where}. */
     private void awaitApplied(String consumer, String where, long expected, String what) {
         await(Duration.ofMinutes(2), consumer + " applied the " + expected + " " + what,
-                () -> db.count(marksOf(consumer), where), n -> n == expected);
+                () -> pg.db().count(marksOf(consumer), where), n -> n == expected);
     }
 
-    /**
-     * Rows as the recorder writes them: 1000 aggregates, versions in order, each event recorded a little after
-     * the one before (a microsecond apart, oldest first, all due now), a 170-byte payload.
-     */
-    private void insertPending(String tag, int events) {
-        db.execute("INSERT INTO outbox_event (" + RecordedRow.COLUMNS + ")"
-                + " SELECT gen_random_uuid(), 'Bench', ? || '-' || (g % 1000), g / 1000 + 1, 'BenchNoted', 1,"
-                + " '{\"n\":' || g || ',\"pad\":\"' || repeat('x', 150) || '\"}', NULL,"
-                + " now() - (? - g) * interval '1 microsecond', 'PENDING', 0, now() - (? - g) * interval '1 microsecond', 0,"
-                + " NULL FROM generate_series(0, ? - 1) g", tag, events, events, events);
+    /** A pending backlog of {@code events} rows of aggregate type Bench (see {@link BenchDatabase}). */
+    private static void insertPending(Target target, String tag, int events) {
+        target.db().execute(target.kind().insertPending(tag, events));
     }
 
     /** Delivered rows of another aggregate type, as a table looks after a while in production. */
-    private void insertHistory(int rows) {
-        db.execute("INSERT INTO outbox_event (" + RecordedRow.COLUMNS + ", broker_message_id, claimed_by)"
-                + " SELECT gen_random_uuid(), 'History', 'h-' || (g % 100000), g / 100000 + 1, 'HistoryNoted', 1,"
-                + " '{\"pad\":\"' || repeat('y', 150) || '\"}', NULL, now(), 'DELIVERED', 1, now(), 1, now(), 'bench',"
-                + " 'bench'"
-                + " FROM generate_series(0, ? - 1) g", rows);
-        db.execute("ANALYZE outbox_event");
+    private static void insertHistory(Target target, int rows) {
+        target.db().execute(target.kind().insertHistory(rows));
+        analyze(target);
+    }
+
+    private static void analyze(Target target) {
+        target.db().using(connection -> {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(target.kind().analyze());
+            }
+            return null;
+        });
     }
 
     /**
-     * B0: the publisher's claim (PostgreSqlDialect.claim, strict ordering) and confirm statements, batch after
-     * batch in short transactions, with nothing sent in between.
+     * B0: the publisher's claim (the dialect's claim, strict ordering) and confirm statements, batch after batch
+     * in short transactions, with nothing sent in between.
      */
-    private double rawClaimAndConfirm(int events) throws Exception {
+    private static double rawClaimAndConfirm(Target target, int events) throws Exception {
         String tag = "bench-sql-" + UUID.randomUUID();
-        insertPending(tag, events);
-        db.execute("VACUUM ANALYZE outbox_event"); // the same start as every drain
-        Dialect dialect = new PostgreSqlDialect();
+        insertPending(target, tag, events);
+        analyze(target); // the same start as every drain
+        Dialect dialect = target.kind().dialect();
         long start = System.nanoTime();
         int confirmed = 0;
-        try (Connection connection = DriverManager.getConnection(JDBC, "outbox", "outbox")) {
+        try (Connection connection = DriverManager.getConnection(target.jdbc(), "outbox", "outbox")) {
             connection.setAutoCommit(false);
+            // The servers' datasources run READ COMMITTED (MariaDB's default is REPEATABLE READ)
+            connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             while (true) {
                 List<OutboundEvent> claimed = dialect.claim(connection, new ClaimRequest("bench", BATCH,
                         Duration.ofSeconds(30), true, Set.of()));
@@ -414,7 +474,7 @@ class OutboxBenchmarkIT {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         assertEquals(events, confirmed, "the raw loop claimed and confirmed every event once");
-        db.execute("DELETE FROM outbox_event WHERE aggregate_id LIKE '" + tag + "-%'");
+        target.db().execute("DELETE FROM outbox_event WHERE aggregate_id LIKE '" + tag + "-%'");
         return events / seconds;
     }
 
@@ -449,18 +509,33 @@ class OutboxBenchmarkIT {
         }
     }
 
-    /** The plan PostgreSQL chooses for the claim's candidate query (strict ordering, the benchmark's batch size). */
-    private String claimPlan() throws Exception {
+    /**
+     * The plan the database chooses for the claim's candidate query (strict ordering, the benchmark's batch size):
+     * PostgreSQL's plan lines, or MariaDB's EXPLAIN rows with every column that has a value.
+     */
+    private static String claimPlan(Target target) throws Exception {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
         ClaimRequest request = new ClaimRequest("bench", BATCH, Duration.ofSeconds(30), true, Set.of());
-        try (Connection connection = DriverManager.getConnection(JDBC, "outbox", "outbox");
+        try (Connection connection = DriverManager.getConnection(target.jdbc(), "outbox", "outbox");
              PreparedStatement explain = connection.prepareStatement("EXPLAIN SELECT e.event_id "
                      + Claims.candidates(request) + " FOR UPDATE SKIP LOCKED")) {
             Claims.bindCandidates(explain, 1, request, now);
             StringBuilder plan = new StringBuilder();
             try (ResultSet rs = explain.executeQuery()) {
+                int columns = rs.getMetaData().getColumnCount();
                 while (rs.next()) {
-                    plan.append(plan.length() == 0 ? "" : " / ").append(rs.getString(1).strip());
+                    plan.append(plan.length() == 0 ? "" : " / ");
+                    if (columns == 1) {
+                        plan.append(rs.getString(1).strip());
+                        continue;
+                    }
+                    List<String> cells = new ArrayList<>();
+                    for (int c = 1; c <= columns; c++) {
+                        if (rs.getString(c) != null) {
+                            cells.add(rs.getMetaData().getColumnLabel(c) + "=" + rs.getString(c));
+                        }
+                    }
+                    plan.append(String.join(" ", cells));
                 }
             }
             return "`" + plan + "`";
@@ -471,10 +546,10 @@ class OutboxBenchmarkIT {
             Pattern.MULTILINE);
 
     /** The server's used heap from MicroProfile Metrics' base scope; 0 when it does not answer. */
-    private long usedHeap() {
+    private long usedHeap(Target target) {
         try {
             HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(
-                    Settings.required("it.crash.base.url") + "/metrics?scope=base")).header("Accept", "text/plain")
+                    target.baseUrl() + "/metrics?scope=base")).header("Accept", "text/plain")
                     .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
             Matcher m = USED_HEAP.matcher(response.body());
             return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;

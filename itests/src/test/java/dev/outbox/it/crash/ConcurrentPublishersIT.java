@@ -27,10 +27,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Two Liberty servers on one PostgreSQL drain one backlog (R7.4): no event lost, none delivered twice by the
+ * Two Liberty servers on one PostgreSQL or MariaDB database drain one backlog (R7.4): no event lost, none delivered twice by the
  * table, the work really shared. They coordinate only through the table (SKIP LOCKED claims, leases).
  */
-@EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
+@EnabledIfSystemProperty(named = "it.db", matches = "postgresql|mariadb")
 class ConcurrentPublishersIT {
 
     private static final int ORDERS = 400;
@@ -38,7 +38,8 @@ class ConcurrentPublishersIT {
     private final ExampleService serviceA = CrashServer.service();
     private final ExampleService serviceB = new ExampleService(Settings.required("it.crash.b.base.url"));
     private final LibertyProcess serverA = CrashServer.process(serviceA);
-    private final LibertyProcess serverB = new LibertyProcess(WLP, "outbox-it-crash-b", serviceB);
+    private final LibertyProcess serverB = new LibertyProcess(WLP, System.getProperty("it.crash.b.server",
+            "outbox-it-crash-b"), serviceB);
     private final OutboxDatabase db = CrashServer.database();
 
     @AfterEach
@@ -95,7 +96,7 @@ class ConcurrentPublishersIT {
             done.get();
         }
         starters.shutdown();
-        db.execute("UPDATE outbox_event SET next_attempt_at = CURRENT_TIMESTAMP WHERE " + ofThisBacklog);
+        db.execute("UPDATE outbox_event SET next_attempt_at = CURRENT_TIMESTAMP(6) WHERE " + ofThisBacklog);
         await(Duration.ofSeconds(120), "all " + (2 * ORDERS) + " events delivered",
                 () -> db.count("outbox_event", ofThisBacklog + " AND state = 'DELIVERED'"), n -> n == 2L * ORDERS);
 

@@ -24,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * One crash window of the publisher (R7.2) on a real server process and PostgreSQL: a backlog of 10 paid orders
- * (20 events) is built with the publisher off, the server halts (no clean shutdown) at a failpoint with the
+ * One crash window of the publisher (R7.2) on a real server process and its database (PostgreSQL or MariaDB):
+ * a backlog of 10 paid orders (20 events) is built with the publisher off, the server halts (no clean shutdown) at a failpoint with the
  * first batch in flight (the 10 OrderPlaced; strict ordering holds each OrderPaid behind its own), then starts
  * again without it and takes over once the dead claimer's lease runs out. Every order the client saw committed
  * must reach its consumer's business effect exactly once (JMS: one shipment; Kafka: one settled invoice, one

@@ -38,19 +38,19 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The outbox on Kafka, end to end on a real Liberty server, a real PostgreSQL and a real KRaft broker: the
+ * The outbox on Kafka, end to end on a real Liberty server, a real PostgreSQL or MariaDB and a real KRaft broker: the
  * publisher's Kafka transport (R4.7, R9.1), the invoicing consumer behind the inbox's own poll loop
  * (KafkaInbox) and the loyalty consumer behind the Reactive Messaging inbox (R5.1, R5.5, R5.7). The server
  * (outbox-it-kafka, src/test/liberty-kafka) publishes every type to Kafka.
  */
-@EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
+@EnabledIfSystemProperty(named = "it.db", matches = "postgresql|mariadb")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class KafkaIT {
 
     private static final Duration SOON = Duration.ofSeconds(60);
     private static final ExampleService service = new ExampleService(Settings.required("it.kafka.base.url"));
     private static final LibertyProcess server = new LibertyProcess(Path.of(Settings.required("it.wlp")),
-            "outbox-it-kafka", service);
+            System.getProperty("it.kafka.server", "outbox-it-kafka"), service);
     private static final OutboxDatabase db = new OutboxDatabase(Settings.required("it.kafka.jdbc.url"), "outbox", "outbox");
     private static final KafkaBroker broker = new KafkaBroker();
 
@@ -95,9 +95,10 @@ class KafkaIT {
                 + ")"), n -> n == 10);
         await(SOON, "loyalty marked every event", () -> db.count("processed_event", "consumer = 'loyalty' AND " + mine),
                 n -> n == 20);
-        List<List<Object>> latencies = db.rows("SELECT EXTRACT(EPOCH FROM (i.applied_at - e.created_at)) * 1000"
-                + " FROM invoice_entry i JOIN outbox_event e ON e.event_id = i.event_id WHERE " + mine.replace("aggregate_id", "e.aggregate_id")
-                + " ORDER BY 1");
+        List<Long> latencies = db.rows("SELECT e.created_at, i.applied_at FROM invoice_entry i JOIN outbox_event e"
+                + " ON e.event_id = i.event_id WHERE " + mine.replace("aggregate_id", "e.aggregate_id")).stream()
+                .map(r -> Duration.between(OutboxDatabase.instant(r.get(0)), OutboxDatabase.instant(r.get(1))).toMillis())
+                .sorted().toList();
         System.out.println("kafka commit-to-consume latency over 20 events: p50 " + ms(latencies, 0.5) + " ms, max "
                 + ms(latencies, 1.0) + " ms");
     }
@@ -183,7 +184,7 @@ class KafkaIT {
                 .dueAt(OffsetDateTime.now(ZoneOffset.UTC).plusHours(1))::insert);
         db.using(RecordedRow.pending("Order", order, 3, "OrderNoted").withPayload("{\"note\":\"n\"}").attempts(1)::insert);
         await(SOON, "v3 invoiced ahead of v2", () -> db.countWhere("invoice_entry", "order_id", order), n -> n == 2);
-        assertEquals(1, db.execute("UPDATE outbox_event SET next_attempt_at = now() WHERE aggregate_id = ?"
+        assertEquals(1, db.execute("UPDATE outbox_event SET next_attempt_at = CURRENT_TIMESTAMP(6) WHERE aggregate_id = ?"
                 + " AND aggregate_version = 2", order), "v2's backoff ends");
         await(SOON, "v2's effect applied by invoicing after v3's: an independent event is never skipped as stale",
                 () -> db.countWhere("invoice_entry", "order_id", order), n -> n == 3);
@@ -266,18 +267,25 @@ class KafkaIT {
         int backlog = Integer.parseInt(Settings.required("it.kafka.backlog"));
         server.stop();
         String tag = "bench-" + UUID.randomUUID();
-        // Rows as the recorder writes them, for an aggregate type no consumer reads (topic outbox.Bench).
-        db.execute("INSERT INTO outbox_event (" + RecordedRow.COLUMNS + ")"
-                + " SELECT gen_random_uuid(), 'Bench', ? || '-' || (g % 1000), g / 1000 + 1, 'BenchNoted', 1,"
-                + " '{\"n\":' || g || ',\"pad\":\"' || repeat('x', 150) || '\"}', NULL, now(), 'PENDING', 0, now(), 0,"
-                + " NULL FROM generate_series(0, ? - 1) g", tag, backlog);
+        // Rows as the recorder writes them, for an aggregate type no consumer reads (topic outbox.Bench), in one
+        // transaction through the fixture every test writes rows with, so the same load runs on every database.
+        String pad = "x".repeat(150);
+        db.using(c -> {
+            c.setAutoCommit(false);
+            for (int g = 0; g < backlog; g++) {
+                RecordedRow.pending("Bench", tag + "-" + (g % 1000), g / 1000 + 1, "BenchNoted")
+                        .withPayload("{\"n\":" + g + ",\"pad\":\"" + pad + "\"}").insert(c);
+            }
+            c.commit();
+            return null;
+        });
         server.start();
         String mine = "aggregate_type = 'Bench' AND aggregate_id LIKE '" + tag + "-%'";
         await(Duration.ofSeconds(600), backlog + " backlog events delivered",
                 () -> db.count("outbox_event", mine + " AND state = 'DELIVERED'"), n -> n == backlog);
-        List<Object> span = db.rows("SELECT EXTRACT(EPOCH FROM (MAX(delivered_at) - MIN(delivered_at))) FROM outbox_event WHERE "
-                + mine).get(0);
-        double seconds = ((Number) span.get(0)).doubleValue();
+        List<Object> span = db.rows("SELECT MIN(delivered_at), MAX(delivered_at) FROM outbox_event WHERE " + mine).get(0);
+        double seconds = Duration.between(OutboxDatabase.instant(span.get(0)), OutboxDatabase.instant(span.get(1)))
+                .toNanos() / 1e9;
         System.out.printf("kafka drain: %d events in %.2f s (first to last delivery) = %.0f events/s%n", backlog,
                 seconds, backlog / Math.max(seconds, 0.001));
         assertEquals(0, db.count("outbox_event", mine + " AND (broker_offset IS NULL OR state <> 'DELIVERED')"));
@@ -304,11 +312,10 @@ class KafkaIT {
         return ids.stream().map(id -> "'" + id + "'").collect(Collectors.joining(", "));
     }
 
-    private static long ms(List<List<Object>> sorted, double quantile) {
+    private static long ms(List<Long> sorted, double quantile) {
         if (sorted.isEmpty()) {
             return -1;
         }
-        int index = (int) Math.min(sorted.size() - 1, Math.round(quantile * (sorted.size() - 1)));
-        return Math.round(((Number) sorted.get(index).get(0)).doubleValue());
+        return sorted.get((int) Math.min(sorted.size() - 1, Math.round(quantile * (sorted.size() - 1))));
     }
 }

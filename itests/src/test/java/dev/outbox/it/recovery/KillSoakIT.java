@@ -29,10 +29,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A kill -9 soak (R7.2 under load): orders are placed and paid over HTTP at a steady rate while the server
  * process is killed with SIGKILL at random moments and started again. Whatever was in flight (claims, sends,
  * MDB transactions, HTTP requests), at the end every order the database holds as paid has exactly one shipment,
- * nothing is pending or parked, and every 201 and 200 the client saw is in the database. It runs on PostgreSQL and
- * on the embedded default (H2), which lost acknowledged payments to a kill while H2 wrote its log 500 ms late.
+ * nothing is pending or parked, and every 201 and 200 the client saw is in the database. It runs on PostgreSQL,
+ * MariaDB and on the embedded default (H2), which lost acknowledged payments to a kill while H2 wrote its log 500 ms late.
  */
-@EnabledIfSystemProperty(named = "it.db", matches = "h2|postgresql")
+@EnabledIfSystemProperty(named = "it.db", matches = "h2|postgresql|mariadb")
 class KillSoakIT {
 
     private static final int KILLS = 3;

@@ -4,7 +4,8 @@ import java.nio.file.Path;
 
 /**
  * The Liberty server the process-level suites share, which the tests start, halt and kill themselves: in the
- * PostgreSQL run {@code outbox-it-crash} with its own database ({@code outbox_crash}), in the H2 run
+ * PostgreSQL run {@code outbox-it-crash} with its own database ({@code outbox_crash}), in the MariaDB run
+ * {@code outbox-it-crash-mariadb} with a database of the same name, in the H2 run
  * {@code outbox-it-crash-h2} with its own H2 file; both with short leases (itests/src/test/liberty-crash/crash.xml).
  * One place for its name, address and database.
  */

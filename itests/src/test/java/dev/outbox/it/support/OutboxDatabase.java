@@ -67,6 +67,20 @@ public final class OutboxDatabase {
         return count[0];
     }
 
+    /** A timestamp column as the driver returns it: PostgreSQL's TIMESTAMPTZ, or MariaDB's DATETIME read in UTC. */
+    public static java.time.Instant instant(Object column) {
+        if (column instanceof java.sql.Timestamp timestamp) {
+            return timestamp.toInstant();
+        }
+        if (column instanceof java.time.OffsetDateTime offset) {
+            return offset.toInstant();
+        }
+        if (column instanceof java.time.LocalDateTime local) {
+            return local.toInstant(java.time.ZoneOffset.UTC);
+        }
+        throw new IllegalArgumentException("not a timestamp: " + column);
+    }
+
     /** Runs one update behind the server's back, as a crash or an operator would leave the table. */
     public int execute(String sql, Object... values) {
         try (Connection connection = DriverManager.getConnection(url, user, password);

@@ -131,7 +131,8 @@ public final class ProtocolChecker {
         }
         CONSUMERS.forEach(c -> queues.put(c, new ArrayList<>()));
         try (Statement create = db.createStatement()) {
-            create.execute("CREATE TABLE checker_effect (consumer VARCHAR(100) NOT NULL, event_id UUID NOT NULL,"
+            // event_id as text, so the same table serves every database (MariaDB stores the outbox's ids as CHAR(36))
+            create.execute("CREATE TABLE checker_effect (consumer VARCHAR(100) NOT NULL, event_id CHAR(36) NOT NULL,"
                     + " aggregate_id VARCHAR(200) NOT NULL, aggregate_version BIGINT NOT NULL, seq BIGINT NOT NULL)");
         }
     }
@@ -388,7 +389,7 @@ public final class ProtocolChecker {
                     try (PreparedStatement effect = db.prepareStatement("INSERT INTO checker_effect (consumer,"
                             + " event_id, aggregate_id, aggregate_version, seq) VALUES (?, ?, ?, ?, ?)")) {
                         effect.setString(1, consumer);
-                        effect.setObject(2, id);
+                        effect.setString(2, id.toString());
                         effect.setString(3, event.event().aggregateId());
                         effect.setLong(4, event.event().aggregateVersion());
                         effect.setLong(5, ++sequence);
@@ -459,7 +460,7 @@ public final class ProtocolChecker {
         try (PreparedStatement select = db.prepareStatement("SELECT event_id, state FROM outbox_event");
              ResultSet rs = select.executeQuery()) {
             while (rs.next()) {
-                states.put(rs.getObject(1, UUID.class), rs.getString(2));
+                states.put(UUID.fromString(rs.getString(1)), rs.getString(2));
             }
         }
         return states;
@@ -488,7 +489,7 @@ public final class ProtocolChecker {
         List<UUID> ids = new ArrayList<>();
         try (PreparedStatement select = db.prepareStatement(sql); ResultSet rs = select.executeQuery()) {
             while (rs.next()) {
-                ids.add(rs.getObject(1, UUID.class));
+                ids.add(UUID.fromString(rs.getString(1)));
             }
         }
         return ids.isEmpty() ? null : ids.get(random.nextInt(ids.size()));
@@ -540,7 +541,7 @@ public final class ProtocolChecker {
         try (PreparedStatement select = db.prepareStatement("SELECT consumer, event_id, aggregate_id, aggregate_version,"
                 + " seq FROM checker_effect ORDER BY seq"); ResultSet rs = select.executeQuery()) {
             while (rs.next()) {
-                effects.merge(rs.getString(1) + "/" + rs.getObject(2, UUID.class), 1, Integer::sum);
+                effects.merge(rs.getString(1) + "/" + UUID.fromString(rs.getString(2)), 1, Integer::sum);
                 applied.computeIfAbsent(rs.getString(1) + "/" + rs.getString(3), k -> new ArrayList<>())
                         .add(new long[] {rs.getLong(4), rs.getLong(5)});
             }
