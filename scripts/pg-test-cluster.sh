@@ -4,15 +4,20 @@
 # crash-window suite), "outbox_kafka" (for the Kafka suite) and "outbox_contract" (for the dialect contract kit),
 # owned by role "outbox" (password "outbox").
 #
-#   scripts/pg-test-cluster.sh start <dir> [port]   # default port 55432
-#   scripts/pg-test-cluster.sh stop  <dir>
+#   scripts/pg-test-cluster.sh start  <dir> [port] [durable]   # default port 55432
+#   scripts/pg-test-cluster.sh stop   <dir>
+#   scripts/pg-test-cluster.sh halt   <dir> immediate|sigkill   # a hard stop, for the database-restart drill
+#   scripts/pg-test-cluster.sh resume <dir> [port]   # starts a halted cluster again, its data kept
 #
-# Test settings: fsync, full_page_writes and synchronous_commit are off (speed, not durability).
+# Test settings: fsync, full_page_writes and synchronous_commit are off (speed, not durability), unless "durable"
+# is given: then PostgreSQL's durable defaults, which a drill that halts the database needs (with
+# synchronous_commit off, an immediate shutdown loses the last commits it had acknowledged).
 # max_prepared_transactions is on for consumers that use XA.
 set -euo pipefail
 
-cmd=${1:?usage: pg-test-cluster.sh start|stop <dir> [port]}
-dir=${2:?usage: pg-test-cluster.sh start|stop <dir> [port]}
+usage="usage: pg-test-cluster.sh start <dir> [port] [durable] | stop|resume <dir> [port] | halt <dir> immediate|sigkill"
+cmd=${1:?$usage}
+dir=$(realpath -m "${2:?$usage}") # absolute: the server's socket folder (-k) must not depend on where it starts
 port=${3:-55432}
 
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
@@ -44,6 +49,12 @@ grant_search_to_postgres() {
   done
 }
 
+# The durability settings chosen at start, kept in the cluster's folder so that resume uses them again.
+run_server() {
+  as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start \
+    -o "-p $port -h 127.0.0.1 -k $dir -c max_prepared_transactions=50 $(cat "$dir/durability")" >/dev/null
+}
+
 stop() {
   if [ -f "$dir/data/postmaster.pid" ]; then
     as_postgres "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null || true
@@ -60,19 +71,44 @@ case "$cmd" in
       grant_search_to_postgres "$dir"
     fi
     as_postgres "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-sync >"$dir/initdb.log"
-    as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start \
-      -o "-p $port -h 127.0.0.1 -k $dir -c max_prepared_transactions=50 -c fsync=off -c full_page_writes=off -c synchronous_commit=off" \
-      >/dev/null
+    if [ "${4:-}" = durable ]; then
+      echo "-c fsync=on -c full_page_writes=on -c synchronous_commit=on" >"$dir/durability"
+    else
+      echo "-c fsync=off -c full_page_writes=off -c synchronous_commit=off" >"$dir/durability"
+    fi
+    run_server
     as_postgres "$bin/psql" -q -h 127.0.0.1 -p "$port" -U postgres -d postgres \
       -c "CREATE ROLE outbox LOGIN PASSWORD 'outbox'" -c "CREATE DATABASE outbox OWNER outbox" -c "CREATE DATABASE outbox_crash OWNER outbox" -c "CREATE DATABASE outbox_kafka OWNER outbox" -c "CREATE DATABASE outbox_contract OWNER outbox" >/dev/null
-    echo "pg-test-cluster: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port, data in $dir"
+    echo "pg-test-cluster: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port, data in $dir ($(cat "$dir/durability"))"
     ;;
   stop)
     stop
     echo "pg-test-cluster: stopped $dir"
     ;;
+  halt)
+    # immediate: pg_ctl's immediate shutdown (no checkpoint, crash recovery at the next start); sigkill: the
+    # postmaster killed with SIGKILL, its backends left to notice and exit.
+    case "${3:?$usage}" in
+      immediate) as_postgres "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null ;;
+      sigkill) kill -9 "$(head -n 1 "$dir/data/postmaster.pid")" ;;
+      *) echo "$usage" >&2; exit 2 ;;
+    esac
+    echo "pg-test-cluster: halted $dir ($3)"
+    ;;
+  resume)
+    # After a SIGKILL the old backends may hold the shared memory for a moment: try again until they are gone.
+    for attempt in 1 2 3 4 5 6 7 8 9 10; do
+      if run_server 2>/dev/null; then
+        echo "pg-test-cluster: resumed $dir on 127.0.0.1:$port"
+        exit 0
+      fi
+      sleep 1
+    done
+    echo "pg-test-cluster: could not start $dir again; see $dir/server.log" >&2
+    exit 1
+    ;;
   *)
-    echo "usage: pg-test-cluster.sh start|stop <dir> [port]" >&2
+    echo "$usage" >&2
     exit 2
     ;;
 esac

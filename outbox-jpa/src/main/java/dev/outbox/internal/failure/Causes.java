@@ -12,6 +12,8 @@ public final class Causes {
      * closed, database closed (twice).
      */
     private static final Set<String> H2_CONNECTION_LOST = Set.of("90067", "90007", "90098", "90121");
+    /** PostgreSQL's admin and crash shutdowns, and "the database system is starting up" (crash recovery). */
+    private static final Set<String> POSTGRESQL_GOING_OR_COMING = Set.of("57P01", "57P02", "57P03");
     private static final int MARIADB_LOCK_WAIT_TIMEOUT = 1205;
     private static final int MARIADB_DUPLICATE_KEY = 1062;
 
@@ -57,7 +59,8 @@ public final class Causes {
 
     /**
      * A database that is away or a transaction the database gave up, not a change that fails: connection errors
-     * (SQLSTATE class 08, H2's own codes, PostgreSQL's admin shutdown 57P01), deadlocks and serialization failures.
+     * (SQLSTATE class 08, H2's own codes, PostgreSQL's shutdowns and its "starting up" 57P01 to 57P03), deadlocks and
+     * serialization failures.
      * Retrying such a failure is right; parking the event would be wrong.
      */
     public static boolean isDatabaseOutage(Throwable failure) {
@@ -67,8 +70,8 @@ public final class Causes {
             }
             if (cause instanceof SQLException sql && sql.getSQLState() != null) {
                 String state = sql.getSQLState();
-                if (state.startsWith("08") || state.equals("40001") || state.equals("40P01") || state.equals("57P01")
-                        || H2_CONNECTION_LOST.contains(state)) {
+                if (state.startsWith("08") || state.equals("40001") || state.equals("40P01")
+                        || POSTGRESQL_GOING_OR_COMING.contains(state) || H2_CONNECTION_LOST.contains(state)) {
                     return true;
                 }
                 // MariaDB's lock wait timeout (a rival's uncommitted row held longer than innodb_lock_wait_timeout)

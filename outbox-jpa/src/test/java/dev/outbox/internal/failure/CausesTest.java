@@ -25,6 +25,19 @@ class CausesTest {
     }
 
     @Test
+    void aPostgreSqlShuttingDownOrStartingUpIsAnOutage() {
+        assertTrue(Causes.isDatabaseOutage(new SQLException("terminating connection due to administrator command",
+                "57P01")), "an immediate or fast shutdown");
+        assertTrue(Causes.isDatabaseOutage(new SQLException("terminating connection due to crash of another server"
+                + " process", "57P02")), "a crash of another backend");
+        assertTrue(Causes.isDatabaseOutage(new SQLException("the database system is starting up", "57P03")),
+                "crash recovery after the restart");
+        assertTrue(dev.outbox.DatabaseOutage.isCauseOf(new RuntimeException(new SQLException("x", "57P03"))),
+                "the public reading agrees with the outbox's own");
+        assertFalse(dev.outbox.DatabaseOutage.isCauseOf(null), "no failure is no outage");
+    }
+
+    @Test
     void mariaDbsLockWaitTimeoutIsAnOutageAndItsDuplicateKeyAUniqueViolationButNotItsCheckViolation() {
         assertTrue(Causes.isDatabaseOutage(new SQLException("Lock wait timeout exceeded", "HY000", 1205)));
         assertFalse(Causes.isDatabaseOutage(new SQLException("some other general error", "HY000", 1366)));

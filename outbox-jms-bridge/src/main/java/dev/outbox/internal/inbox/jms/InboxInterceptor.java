@@ -6,7 +6,9 @@ import dev.outbox.Ordering;
 import dev.outbox.Inbox;
 import dev.outbox.internal.config.Settings;
 import dev.outbox.InboxedEvent;
+import dev.outbox.internal.failure.Causes;
 import dev.outbox.internal.inbox.InboxAttempt;
+import dev.outbox.internal.persistence.OutboxDataSource;
 import dev.outbox.OutboxHeaders;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
@@ -17,6 +19,10 @@ import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 
 import java.lang.reflect.Method;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.logging.Logger;
 
 /** The inbox around {@code MessageListener.onMessage}: see {@link InboxConsumer}. */
@@ -26,9 +32,19 @@ import java.util.logging.Logger;
 public class InboxInterceptor {
 
     private static final Logger LOG = Logger.getLogger(InboxInterceptor.class.getName());
+    /**
+     * How long a delivery that failed for a database outage waits for the database before it fails: under the
+     * default transaction timeout (120 s), and with the broker's deliveries (outbox.inbox.broker-max-deliveries,
+     * 10 by default) it rides out an outage of ten minutes.
+     */
+    static final Duration OUTAGE_PATIENCE = Duration.ofSeconds(60);
+    private static final long OUTAGE_PROBE_MS = 1_000;
 
     @Inject
     InboxAttempt attempt;
+
+    @Inject
+    OutboxDataSource database;
 
     @AroundInvoke
     Object aroundMessage(InvocationContext invocation) throws Exception {
@@ -62,7 +78,15 @@ public class InboxInterceptor {
         // the MDB's transaction attribute), and the broker gets its acknowledgement only after that commit. A crash
         // in between redelivers a duplicate that the inbox absorbs; nothing is left in doubt between two
         // resource managers.
-        Inbox.Receipt receipt = attempt.attempt(consumer, event, messageId(message), () -> invocation.proceed());
+        Inbox.Receipt receipt;
+        try {
+            receipt = attempt.attempt(consumer, event, messageId(message), () -> invocation.proceed());
+        } catch (Exception e) {
+            if (Causes.isDatabaseOutage(e)) {
+                awaitDatabase(consumer, event);
+            }
+            throw e;
+        }
         if (receipt == Inbox.Receipt.HELD) {
             // R5.7: the mark rolled back; fail the delivery after a pause so the broker redelivers it later.
             Thread.sleep(Settings.HOLD_PAUSE.toMillis());
@@ -70,6 +94,28 @@ public class InboxInterceptor {
                     + " until its earlier versions arrive");
         }
         return null;
+    }
+
+    /**
+     * R5.5: a database outage is retried, not parked. The broker's redelivery budget is for changes that fail; spent
+     * on a restarting database within a second, it would move the message to the exception destination, its effect
+     * never applied. So a delivery that failed for an outage fails only once the database answers again (or after
+     * {@link #OUTAGE_PATIENCE}), and the redelivery finds it back. The probe runs a statement, not just a connect,
+     * so the server's pool sees a stale connection fail and drops it.
+     */
+    private void awaitDatabase(String consumer, InboxedEvent event) throws InterruptedException {
+        LOG.warning(() -> "consumer " + consumer + " cannot reach its database for " + event.describe()
+                + "; the delivery fails once the database answers again (at most " + OUTAGE_PATIENCE.toSeconds()
+                + " s), so the broker's redeliveries are not spent on the outage");
+        long deadline = System.nanoTime() + OUTAGE_PATIENCE.toNanos();
+        while (System.nanoTime() < deadline) {
+            try (Connection connection = database.connect(); Statement probe = connection.createStatement()) {
+                probe.execute("SELECT 1");
+                return;
+            } catch (SQLException | RuntimeException stillAway) {
+                Thread.sleep(OUTAGE_PROBE_MS);
+            }
+        }
     }
 
     private static String consumerOf(Method method) {

@@ -1,0 +1,208 @@
+package dev.outbox.it.recovery;
+
+import dev.outbox.it.support.CrashServer;
+import dev.outbox.it.support.ExampleService;
+import dev.outbox.it.support.ExampleService.Reply;
+import dev.outbox.it.support.LibertyProcess;
+import dev.outbox.it.support.OutboxDatabase;
+import dev.outbox.it.support.Settings;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static dev.outbox.it.support.Eventually.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The database restarts under load (issue 19): PostgreSQL is stopped hard (an immediate shutdown, or SIGKILL of the
+ * postmaster) while HTTP clients place and pay orders and the publisher drains a backlog, and is started again a
+ * few seconds later. Every 201 and 200 a client saw is in the database afterwards; every paid order ships exactly
+ * once (nothing lost or applied twice downstream, R1.1, R5.1, R5.5); readiness is DOWN while the database is away
+ * and UP after; the publisher and the shipping consumer resume without an application restart; and what a client
+ * saw while the database was away were clean 503s, never a 500 or a stack trace.
+ *
+ * <p>The cluster is one of its own (its own folder and port, PostgreSQL's durable settings), so stopping it touches
+ * no other suite's servers.
+ */
+@EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
+class DatabaseRestartIT {
+
+    private static final String SCRIPT = Settings.required("it.pg.script");
+    private static final String DIR = Settings.required("it.pg.restart.dir");
+    private static final String PORT = Settings.required("it.pg.restart.port");
+    private static final Duration AWAY = Duration.ofSeconds(8);
+    private static final int BACKLOG_ORDERS = 150;
+
+    private final ExampleService service = CrashServer.service();
+    private final LibertyProcess server = CrashServer.process(service);
+    private final OutboxDatabase db = new OutboxDatabase("jdbc:postgresql://127.0.0.1:" + PORT + "/outbox_crash",
+            "outbox", "outbox");
+
+    @BeforeAll
+    static void startTheCluster() throws Exception {
+        // Durable settings, unlike the other suites' cluster: with synchronous_commit off, an immediate shutdown loses
+        // the last commits PostgreSQL had acknowledged (seen here: two inbox marks and their shipments gone).
+        cluster("start", DIR, PORT, "durable");
+    }
+
+    @AfterAll
+    static void stopTheCluster() throws Exception {
+        cluster("stop", DIR);
+    }
+
+    @AfterEach
+    void stopServer() throws Exception {
+        server.stop();
+        server.kill();
+        server.use(Map.of());
+    }
+
+    @ParameterizedTest(name = "PostgreSQL halted ({0}) and started again")
+    @ValueSource(strings = {"immediate", "sigkill"})
+    void everyAcknowledgedCommandSurvivesADatabaseRestartAndTheServerResumesByItself(String how) throws Exception {
+        String tag = "dbrestart-" + how + "-" + UUID.randomUUID();
+        // 1. A backlog built with the publisher off, drained in small batches once it is on.
+        server.use(Map.of("postgresql.port", PORT, "outbox.publisher.enabled", "false"));
+        server.start();
+        for (int i = 0; i < BACKLOG_ORDERS; i++) {
+            Reply placed = service.placeOrder(tag, BigDecimal.ONE);
+            assertEquals(201, placed.status(), placed.toString());
+            assertEquals(200, service.pay(placed.orderId(), 1).status());
+        }
+        server.stop();
+        server.use(Map.of("postgresql.port", PORT, "outbox.publisher.batch-size", "2",
+                "outbox.publisher.interval-ms", "200"));
+        server.start();
+
+        // 2. Clients place and pay while the publisher drains; the database goes away and comes back.
+        Set<String> placedSeen = ConcurrentHashMap.newKeySet();
+        Set<String> paidSeen = ConcurrentHashMap.newKeySet();
+        ConcurrentMap<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
+        List<String> unclean = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicBoolean running = new AtomicBoolean(true);
+        ExecutorService clients = Executors.newFixedThreadPool(3);
+        List<Future<?>> work = new ArrayList<>();
+        for (int c = 0; c < 3; c++) {
+            work.add(clients.submit(() -> {
+                while (running.get()) {
+                    try {
+                        Reply placed = seen(service.placeOrder(tag, BigDecimal.ONE), statuses, unclean);
+                        if (placed.status() == 201) {
+                            placedSeen.add(placed.orderId());
+                            if (seen(service.pay(placed.orderId(), 1), statuses, unclean).status() == 200) {
+                                paidSeen.add(placed.orderId());
+                            }
+                        }
+                    } catch (RuntimeException noAnswer) {
+                        // The server stays up: a request it never answered (30 s) is as bad as a 500.
+                        if (unclean.size() < 5) {
+                            unclean.add("no answer: " + noAnswer.getMessage());
+                        }
+                    }
+                    Thread.sleep(100);
+                }
+                return null;
+            }));
+        }
+        Thread.sleep(2_000);
+        long pendingAtHalt = db.count("outbox_event", "state = 'PENDING'");
+        long halted = System.nanoTime();
+        cluster("halt", DIR, how);
+        Duration down = await(Duration.ofSeconds(60), "readiness DOWN while the database is away",
+                () -> Duration.ofNanos(System.nanoTime() - halted), d -> readiness() == 503);
+        long rest = AWAY.toMillis() - Duration.ofNanos(System.nanoTime() - halted).toMillis();
+        if (rest > 0) {
+            Thread.sleep(rest);
+        }
+        cluster("resume", DIR, PORT);
+        long resumed = System.nanoTime();
+        Duration up = await(Duration.ofSeconds(120), "readiness UP after the database is back",
+                () -> Duration.ofNanos(System.nanoTime() - resumed), d -> readiness() == 200);
+        Thread.sleep(3_000);
+        running.set(false);
+        for (Future<?> done : work) {
+            done.get(60, TimeUnit.SECONDS);
+        }
+        clients.shutdown();
+
+        // 3. Everything acknowledged is there, delivered and shipped exactly once; nothing parked.
+        String mine = "customer_id = '" + tag + "'";
+        String myEvents = "aggregate_id IN (SELECT order_id FROM orders WHERE " + mine + ")";
+        await(Duration.ofSeconds(120), "every event of the run delivered after the restart",
+                () -> db.count("outbox_event", myEvents + " AND state <> 'DELIVERED'"), n -> n == 0);
+        long paid = db.count("orders", mine + " AND status = 'PAID'");
+        await(Duration.ofSeconds(120), "one shipment for each of the " + paid + " paid orders", () -> db.count("shipment",
+                "order_id IN (SELECT order_id FROM orders WHERE " + mine + " AND status = 'PAID')"), n -> n == paid);
+        for (String order : placedSeen) {
+            assertEquals(1, db.countWhere("orders", "order_id", order), "the client saw 201 for " + order);
+        }
+        for (String order : paidSeen) {
+            assertEquals(1, db.count("orders", "order_id = '" + order + "' AND status = 'PAID'"),
+                    "the client saw 200 for paying " + order);
+        }
+        assertEquals(List.of(), db.rows("SELECT order_id, COUNT(*) FROM shipment WHERE order_id IN (SELECT order_id"
+                + " FROM orders WHERE " + mine + ") GROUP BY order_id HAVING COUNT(*) <> 1"), "orders shipped twice");
+        assertEquals(0, db.count("outbox_event", myEvents + " AND state = 'PARKED'"), "a database restart parks nothing");
+        System.out.println("database restart (" + how + "): " + (BACKLOG_ORDERS * 2) + " backlog events, " + pendingAtHalt
+                + " pending at the halt; readiness DOWN " + down.toMillis() + " ms after the halt, UP " + up.toMillis()
+                + " ms after the restart; clients saw " + statuses + " (" + placedSeen.size() + " placed, "
+                + paidSeen.size() + " paid)");
+        assertEquals(List.of(), unclean, "what a client saw while the database was away: 503s only");
+        assertTrue(statuses.containsKey(503), "the clients met the outage (a 503 at least once): " + statuses);
+        assertTrue(pendingAtHalt > 0, "the publisher was still draining the backlog when the database went away");
+    }
+
+    /** Counts the status; a 5xx other than a clean 503 (a JSON error, no stack trace) is kept for the assertion. */
+    private static Reply seen(Reply reply, ConcurrentMap<Integer, AtomicLong> statuses, List<String> unclean) {
+        statuses.computeIfAbsent(reply.status(), s -> new AtomicLong()).incrementAndGet();
+        boolean clean = reply.status() < 500 || (reply.status() == 503 && !reply.error().isEmpty()
+                && !reply.raw().contains("Exception") && !reply.raw().contains("\tat "));
+        if (!clean && unclean.size() < 5) {
+            unclean.add(reply.toString().substring(0, Math.min(300, reply.toString().length())));
+        }
+        return reply;
+    }
+
+    private int readiness() {
+        try {
+            return service.health("health/ready").status();
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+
+    private static void cluster(String... arguments) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(SCRIPT));
+        command.addAll(List.of(arguments));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        if (!process.waitFor(120, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException(String.join(" ", command) + " did not finish within 120 s");
+        }
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        System.out.print(output);
+        assertEquals(0, process.exitValue(), String.join(" ", command) + " failed: " + output);
+    }
+}
