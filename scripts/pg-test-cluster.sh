@@ -7,7 +7,7 @@
 #   scripts/pg-test-cluster.sh start  <dir> [port] [durable]   # default port 55432
 #   scripts/pg-test-cluster.sh stop   <dir>
 #   scripts/pg-test-cluster.sh halt   <dir> immediate|sigkill   # a hard stop, for the database-restart drill
-#   scripts/pg-test-cluster.sh resume <dir> [port]   # starts a halted cluster again, its data kept
+#   scripts/pg-test-cluster.sh resume <dir>          # starts a halted cluster again on its port, its data kept
 #
 # Test settings: fsync, full_page_writes and synchronous_commit are off (speed, not durability), unless "durable"
 # is given: then PostgreSQL's durable defaults, which a drill that halts the database needs (with
@@ -49,8 +49,9 @@ grant_search_to_postgres() {
   done
 }
 
-# The durability settings chosen at start, kept in the cluster's folder so that resume uses them again.
+# The port and durability settings chosen at start are kept in the cluster's folder, so that resume uses them again.
 run_server() {
+  [ -f "$dir/durability" ] || { echo "pg-test-cluster: $dir was not made by this script's start" >&2; exit 1; }
   as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start \
     -o "-p $port -h 127.0.0.1 -k $dir -c max_prepared_transactions=50 $(cat "$dir/durability")" >/dev/null
 }
@@ -71,6 +72,7 @@ case "$cmd" in
       grant_search_to_postgres "$dir"
     fi
     as_postgres "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-sync >"$dir/initdb.log"
+    echo "$port" >"$dir/port"
     if [ "${4:-}" = durable ]; then
       echo "-c fsync=on -c full_page_writes=on -c synchronous_commit=on" >"$dir/durability"
     else
@@ -90,12 +92,15 @@ case "$cmd" in
     # postmaster killed with SIGKILL, its backends left to notice and exit.
     case "${3:?$usage}" in
       immediate) as_postgres "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null ;;
-      sigkill) kill -9 "$(head -n 1 "$dir/data/postmaster.pid")" ;;
+      sigkill)
+        [ -f "$dir/data/postmaster.pid" ] || { echo "pg-test-cluster: no server running in $dir" >&2; exit 1; }
+        kill -9 "$(head -n 1 "$dir/data/postmaster.pid")" ;;
       *) echo "$usage" >&2; exit 2 ;;
     esac
     echo "pg-test-cluster: halted $dir ($3)"
     ;;
   resume)
+    port=$(cat "$dir/port")
     # After a SIGKILL the old backends may hold the shared memory for a moment: try again until they are gone.
     for attempt in 1 2 3 4 5 6 7 8 9 10; do
       if run_server 2>/dev/null; then

@@ -101,6 +101,8 @@ class KafkaIT {
                 .sorted().toList();
         System.out.println("kafka commit-to-consume latency over 20 events: p50 " + ms(latencies, 0.5) + " ms, max "
                 + ms(latencies, 1.0) + " ms");
+        assertTrue(latencies.get(0) >= 0 && ms(latencies, 1.0) < SOON.toMillis(), "each event applied after it was"
+                + " recorded and within a minute, on the database's clock (a time-zone slip shows here): " + latencies);
     }
 
     @Test
@@ -286,6 +288,7 @@ class KafkaIT {
         List<Object> span = db.rows("SELECT MIN(delivered_at), MAX(delivered_at) FROM outbox_event WHERE " + mine).get(0);
         double seconds = Duration.between(OutboxDatabase.instant(span.get(0)), OutboxDatabase.instant(span.get(1)))
                 .toNanos() / 1e9;
+        assertTrue(seconds >= 0 && seconds < 600, "the drain's first and last confirm, read back: " + span);
         System.out.printf("kafka drain: %d events in %.2f s (first to last delivery) = %.0f events/s%n", backlog,
                 seconds, backlog / Math.max(seconds, 0.001));
         assertEquals(0, db.count("outbox_event", mine + " AND (broker_offset IS NULL OR state <> 'DELIVERED')"));

@@ -17,6 +17,7 @@ import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.lang.reflect.Method;
 import java.sql.Connection;
@@ -83,7 +84,12 @@ public class InboxInterceptor {
             receipt = attempt.attempt(consumer, event, messageId(message), () -> invocation.proceed());
         } catch (Exception e) {
             if (Causes.isDatabaseOutage(e)) {
-                awaitDatabase(consumer, event);
+                try {
+                    awaitDatabase(consumer, event, lastDelivery(message));
+                } catch (InterruptedException stopping) {
+                    Thread.currentThread().interrupt();
+                    e.addSuppressed(stopping);
+                }
             }
             throw e;
         }
@@ -99,22 +105,36 @@ public class InboxInterceptor {
     /**
      * R5.5: a database outage is retried, not parked. The broker's redelivery budget is for changes that fail; spent
      * on a restarting database within a second, it would move the message to the exception destination, its effect
-     * never applied. So a delivery that failed for an outage fails only once the database answers again (or after
-     * {@link #OUTAGE_PATIENCE}), and the redelivery finds it back. The probe runs a statement, not just a connect,
-     * so the server's pool sees a stale connection fail and drops it.
+     * never applied. So a delivery that failed for an outage fails only once the database answers again, and the
+     * redelivery finds it back: after at most {@link #OUTAGE_PATIENCE} while the message has deliveries to spare,
+     * and without a limit on its last one (held deliveries, R5.7, spend the same budget). The probe runs a
+     * statement, not just a connect, so the server's pool sees a stale connection fail and can drop it.
      */
-    private void awaitDatabase(String consumer, InboxedEvent event) throws InterruptedException {
+    private void awaitDatabase(String consumer, InboxedEvent event, boolean lastDelivery) throws InterruptedException {
         LOG.warning(() -> "consumer " + consumer + " cannot reach its database for " + event.describe()
-                + "; the delivery fails once the database answers again (at most " + OUTAGE_PATIENCE.toSeconds()
-                + " s), so the broker's redeliveries are not spent on the outage");
+                + "; the delivery fails once the database answers again (" + (lastDelivery
+                ? "its last delivery: no time limit" : "at most " + OUTAGE_PATIENCE.toSeconds() + " s")
+                + "), so the broker's redeliveries are not spent on the outage");
         long deadline = System.nanoTime() + OUTAGE_PATIENCE.toNanos();
-        while (System.nanoTime() < deadline) {
+        while (lastDelivery || System.nanoTime() < deadline) {
             try (Connection connection = database.connect(); Statement probe = connection.createStatement()) {
                 probe.execute("SELECT 1");
                 return;
-            } catch (SQLException | RuntimeException stillAway) {
+            } catch (SQLException stillAway) {
                 Thread.sleep(OUTAGE_PROBE_MS);
             }
+        }
+    }
+
+    /** Whether the broker gives this message up if this delivery fails (JMSXDeliveryCount, set by JMS 2.0 brokers). */
+    private static boolean lastDelivery(Message message) {
+        try {
+            int maxDeliveries = Settings.INBOX_BROKER_MAX_DELIVERIES.integer(
+                    name -> ConfigProvider.getConfig().getOptionalValue(name, String.class));
+            return message.propertyExists("JMSXDeliveryCount")
+                    && message.getIntProperty("JMSXDeliveryCount") >= maxDeliveries;
+        } catch (JMSException | RuntimeException unreadable) {
+            return false;
         }
     }
 
