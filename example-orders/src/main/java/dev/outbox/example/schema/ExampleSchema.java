@@ -67,10 +67,15 @@ public class ExampleSchema {
         }
     }
 
+    /**
+     * Only the connection's own catalog and schema count: MariaDB calls its databases catalogs, and a lookup without
+     * one finds the table in any database on the server and leaves this one without its tables.
+     */
     private static boolean tableExists(Connection connection, String table) throws SQLException {
         DatabaseMetaData metaData = connection.getMetaData();
         for (String name : new String[] {table, table.toUpperCase(Locale.ROOT)}) {
-            try (ResultSet tables = metaData.getTables(null, null, name, null)) {
+            try (ResultSet tables = metaData.getTables(connection.getCatalog(), connection.getSchema(), name,
+                    new String[] {"TABLE"})) {
                 if (tables.next()) {
                     return true;
                 }

@@ -76,11 +76,15 @@ public final class SqlScript {
         }
     }
 
-    /** Whether the database already has the table, in any letter case. */
+    /**
+     * Whether the connection's own catalog and schema already have the table, in any letter case. Never another
+     * database's: MariaDB calls its databases catalogs, and a lookup without one sees every database on the server.
+     */
     public static boolean tableExists(Connection connection, String table) throws SQLException {
         DatabaseMetaData meta = connection.getMetaData();
         for (String name : List.of(table, table.toUpperCase(Locale.ROOT), table.toLowerCase(Locale.ROOT))) {
-            try (ResultSet tables = meta.getTables(null, null, name, new String[] {"TABLE"})) {
+            try (ResultSet tables = meta.getTables(connection.getCatalog(), connection.getSchema(), name,
+                    new String[] {"TABLE"})) {
                 if (tables.next()) {
                     return true;
                 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -45,6 +46,19 @@ class SchemaScriptsTest {
         for (String script : new PostgreSqlDialect().schemaScripts()) {
             assertTrue(SqlScript.load(script, getClass().getClassLoader()).statements().size() >= 1, script + " has statements");
         }
+    }
+
+    @Test
+    void aTableOfAnotherSchemaOnTheSameServerDoesNotCountAsInstalled() throws SQLException {
+        // MariaDB calls its databases catalogs: a lookup without the connection's own catalog sees the tables of
+        // every database on the server, so a second database was taken for installed (the MariaDB run's crash
+        // servers met an empty outbox_crash after the first server filled outbox).
+        try (var statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA neighbour");
+            statement.execute("CREATE TABLE neighbour.only_there (id INT)");
+        }
+        assertFalse(SqlScript.tableExists(connection, "only_there"),
+                "a table in schema neighbour was taken for one in the connection's own schema");
     }
 
     @Test
