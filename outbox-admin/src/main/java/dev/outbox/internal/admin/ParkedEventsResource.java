@@ -60,7 +60,8 @@ public class ParkedEventsResource {
     @PUT
     @Path("parked/{eventId}")
     @RolesAllowed(Roles.OPERATOR)
-    public JsonObject fix(@PathParam("eventId") String eventId, JsonObject body) {
+    public JsonObject fix(@PathParam("eventId") String eventId, String raw) {
+        JsonObject body = AdminJson.body(raw);
         if (body == null) {
             throw new AdminRefusal(AdminRefusal.Kind.INVALID, "a repair needs a JSON body with payload or payloadRef,"
                     + " schemaVersion and reason");
@@ -87,7 +88,8 @@ public class ParkedEventsResource {
     @POST
     @Path("parked/{eventId}/resume")
     @RolesAllowed(Roles.OPERATOR)
-    public JsonObject resume(@PathParam("eventId") String eventId, JsonObject body) {
-        return AdminJson.event(parked.resume(AdminJson.uuid("eventId", eventId), AdminJson.text(body, "reason")));
+    public JsonObject resume(@PathParam("eventId") String eventId, String body) {
+        return AdminJson.event(parked.resume(AdminJson.uuid("eventId", eventId),
+                AdminJson.text(AdminJson.body(body), "reason")));
     }
 }

@@ -52,7 +52,8 @@ public class ReplayResource {
 
     @POST
     @RolesAllowed({Roles.OPERATOR, Roles.APPROVER})
-    public Response replay(JsonObject body) {
+    public Response replay(String raw) {
+        JsonObject body = AdminJson.body(raw);
         ReplaySelection selection = selection(body);
         boolean dryRun = body.get("dryRun") != JsonValue.FALSE;
         if (dryRun) {
@@ -85,8 +86,9 @@ public class ReplayResource {
     @POST
     @Path("{requestId}/reject")
     @RolesAllowed(Roles.APPROVER)
-    public JsonObject reject(@PathParam("requestId") String requestId, JsonObject body) {
-        return AdminJson.decision(replay.reject(AdminJson.uuid("requestId", requestId), AdminJson.text(body, "reason")));
+    public JsonObject reject(@PathParam("requestId") String requestId, String body) {
+        return AdminJson.decision(replay.reject(AdminJson.uuid("requestId", requestId),
+                AdminJson.text(AdminJson.body(body), "reason")));
     }
 
     private static ReplaySelection selection(JsonObject body) {

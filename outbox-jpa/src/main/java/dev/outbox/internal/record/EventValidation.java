@@ -61,6 +61,10 @@ public final class EventValidation {
         if (event.aggregateId() == null || event.aggregateId().isBlank()) {
             throw new InvalidEventException("aggregateId", "must not be blank", where);
         }
+        if (event.aggregateId().chars().anyMatch(Character::isISOControl)) {
+            // PostgreSQL cannot store NUL in text, and no id needs a control character: refused by name.
+            throw new InvalidEventException("aggregateId", "must not contain control characters", where);
+        }
         if (event.aggregateId().length() > MAX_AGGREGATE_ID_LENGTH) {
             throw new InvalidEventException("aggregateId", "must be at most " + MAX_AGGREGATE_ID_LENGTH
                     + " characters, was " + event.aggregateId().length(), where);
@@ -119,6 +123,11 @@ public final class EventValidation {
                     where);
         } catch (JsonException | java.util.NoSuchElementException e) {
             throw new InvalidEventException("payload", "is not valid JSON", where);
+        } catch (InvalidEventException refused) {
+            throw refused;
+        } catch (RuntimeException beyondTheParsersLimits) {
+            // Parsson refuses nesting deeper than 1000 with a plain RuntimeException, not a JsonException.
+            throw new InvalidEventException("payload", "is not JSON this server reads (nested too deeply?)", where);
         }
     }
 

@@ -110,6 +110,27 @@ class EventValidationTest {
     }
 
     @Test
+    void aPayloadNestedDeeperThanTheParserAllowsIsRejectedAsInvalidJson() {
+        // Parsson refuses nesting deeper than 1000 with a plain RuntimeException: it must not escape as a 500.
+        EventValidation roomy = new EventValidation(1_000_000);
+        String deep = "{\"a\":" + "[".repeat(1_500) + "]".repeat(1_500) + "}";
+        InvalidEventException e = assertThrows(InvalidEventException.class,
+                () -> roomy.check(List.of(event("Order", "o-1", 1, "OrderPlaced", deep))));
+        assertEquals("payload", e.field());
+        InvalidEventException array = assertThrows(InvalidEventException.class,
+                () -> roomy.check(List.of(event("Order", "o-1", 1, "OrderPlaced", "[1]"))));
+        assertTrue(array.getMessage().contains("must be a JSON object"), "the rule broken keeps its own words: " + array);
+    }
+
+    @Test
+    void anAggregateIdWithAControlCharacterIsRejected() {
+        // PostgreSQL cannot store NUL in text: refused here, by name, instead of failing the insert.
+        assertEquals("aggregateId", rejectedField(event("Order", "o-1\u0000", 1, "OrderPlaced", "{}")));
+        assertEquals("aggregateId", rejectedField(event("Order", "o-\u001b[31m", 1, "OrderPlaced", "{}")));
+        assertDoesNotThrow(() -> validation.check(List.of(event("Order", "caf\u00e9-\ud83d\ude00", 1, "OrderPlaced", "{}"))));
+    }
+
+    @Test
     void anEmptyCallIsRejected() {
         assertThrows(InvalidEventException.class, () -> validation.check(List.of()));
     }

@@ -4,7 +4,6 @@ import dev.outbox.example.orders.control.FaultDrill;
 import dev.outbox.example.orders.entity.Order;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
-import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -52,6 +51,10 @@ public class OrdersResource {
         String customerId = text(json, "customerId");
         if (customerId == null || customerId.isBlank() || customerId.length() > 100) {
             throw new InvalidOrderException("customerId is required: a string of 1 to 100 characters");
+        }
+        if (customerId.chars().anyMatch(Character::isISOControl)) {
+            // PostgreSQL cannot store NUL in text; no customer id needs a control character.
+            throw new InvalidOrderException("customerId must not contain control characters");
         }
         BigDecimal amount = amount(json);
         String note = json.containsKey("note") ? text(json, "note") : null;
@@ -124,7 +127,8 @@ public class OrdersResource {
         }
         try (JsonReader reader = Json.createReader(new StringReader(body))) {
             return reader.readObject();
-        } catch (JsonException | IllegalStateException e) {
+        } catch (RuntimeException e) {
+            // Not only JsonException: Parsson refuses deep nesting and overlong numbers with plain runtime exceptions.
             throw new InvalidOrderException("the request body must be a JSON object");
         }
     }
@@ -140,14 +144,19 @@ public class OrdersResource {
         return string.getString();
     }
 
+    private static String abbreviated(String text) {
+        return text.length() <= 40 ? text : text.substring(0, 40) + "...";
+    }
+
     private static BigDecimal amount(JsonObject json) {
         if (!(json.get("amount") instanceof JsonNumber number)) {
             throw new InvalidOrderException("amount is required: a number above 0 with at most 2 decimals");
         }
         BigDecimal amount = number.bigDecimalValue();
         if (amount.signum() <= 0 || amount.scale() > 2 || amount.compareTo(MAX_AMOUNT) > 0) {
+            // The number as sent in E-notation, never toPlainString(): 1e999999999 would be a billion digits.
             throw new InvalidOrderException("amount must be above 0, at most " + MAX_AMOUNT
-                    + ", with at most 2 decimals, was " + amount.toPlainString());
+                    + ", with at most 2 decimals, was " + abbreviated(amount.toString()));
         }
         return amount;
     }
