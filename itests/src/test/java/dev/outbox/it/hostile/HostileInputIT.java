@@ -119,6 +119,12 @@ class HostileInputIT {
         assertTrue(unsendable < REQUESTS / 20, unsendable + " of " + REQUESTS + " requests could not be sent at all:"
                 + " the campaign no longer tests what it claims");
 
+        List<String> acceptedButInvalid = outcomes.stream().filter(o -> o.attack().kind().contains(
+                HostileRequests.MUST_BE_REFUSED) && (o.status() < 400 || o.status() >= 500))
+                .map(o -> o.status() + " <- " + o.attack().describe()).toList();
+        assertTrue(acceptedButInvalid.isEmpty(), "requests that are not one JSON object were not refused: "
+                + acceptedButInvalid);
+
         // No refused request wrote a row: the orders carrying the marker are exactly the accepted placements, and
         // every event that mentions the marker belongs to one of them or to the target order.
         Set<String> acceptedOrders = new HashSet<>();

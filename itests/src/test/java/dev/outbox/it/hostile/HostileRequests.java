@@ -35,6 +35,9 @@ final class HostileRequests {
         }
     }
 
+    /** The start of the kind of an attack whose request no server may accept: the campaign asserts a 4xx. */
+    static final String MUST_BE_REFUSED = "refused: ";
+
     /** Whether a request goes to the example's API or to the admin API (its path is relative to either). */
     enum Target { API, ADMIN }
 
@@ -126,11 +129,24 @@ final class HostileRequests {
 
     private Attack truncatedOrMangledPlacement() {
         String valid = validPlacement();
+        switch (random.nextInt(3)) {
+            case 0 -> {
+                return place(MUST_BE_REFUSED + "content after the object", JSON,
+                        valid + pick("}", "]", ",", "garbage", "{}", "\u0000", "/* comment */", "{"));
+            }
+            case 1 -> {
+                return place(MUST_BE_REFUSED + "not an object", JSON, pick("[" + valid + "]", "null", "42",
+                        "\"" + marker + "\"", "[]", "true"));
+            }
+            default -> {
+                // mangled below: some mangles still leave a valid placement, which may be accepted
+            }
+        }
         String body = switch (random.nextInt(9)) {
             case 0 -> valid.substring(0, random.nextInt(valid.length()));
             case 1 -> mutate(valid, 1 + random.nextInt(4));
-            case 2 -> valid + pick("}", "]", ",", "garbage", "{}", "\u0000", "/* comment */");
-            case 3 -> "[" + valid + "]";
+            case 2 -> valid.substring(0, valid.length() - 1);
+            case 3 -> "{" + valid;
             case 4 -> valid.replace(":", pick("=", " : :", "", "::"));
             case 5 -> valid.replace("\"", pick("'", "", "\\\"", "\u201c"));
             case 6 -> "{\"customerId\":\"" + customer() + "\",\"customerId\":\"" + customer() + "-twice\",\"amount\":1}";
@@ -351,8 +367,12 @@ final class HostileRequests {
                         + pick("\"2999-01-02T00:00:00Z\"", "\"1999-01-01T00:00:00Z\"", "\"\"") + ",\"eventType\":"
                         + pick("\"OrderPlaced\"", "\"" + "T".repeat(500) + "\"", "7") + ",\"dryRun\":false,\"reason\":\"r\"}",
                 mutate("{\"payload\":{\"orderId\":\"" + marker + "\"},\"schemaVersion\":2,\"reason\":\"fix\"}", 3),
+                "{\"parkedWith\":" + pick("\"a\\u0000b\"", "\"MessageTooLarge\"", "\"" + "p".repeat(5_000) + "\"", "[]")
+                        + ",\"dryRun\":true}",
+                "{\"from\":\"2020-01-01T00:00:00Z\",\"to\":\"2020-01-02T00:00:00Z\",\"eventType\":"
+                        + pick("\"Order\\u0000Paid\"", "\"OrderPaid\"", "\"\\ud800\"") + ",\"dryRun\":true}",
                 "", "[]", "{", "null");
-        String path = pick("events/" + id, "parked/" + id, "parked/" + id + "/resume", "replays", "replays/" + id,
+        String path = pick("events/" + id, "parked/" + id, "parked/" + id + "/resume", "replays", "replays", "replays/" + id,
                 "replays/" + id + "/approve", "replays/" + id + "/reject", "audit?eventId=" + id,
                 "parked?limit=" + pick("-1", "abc", "1000000"));
         String method = path.startsWith("parked/") && !path.endsWith("/resume") ? pick("PUT", "GET", "DELETE")

@@ -117,6 +117,17 @@ public final class ExampleService {
         return send(request);
     }
 
+    /** An admin call with one header set to a value of the test's choosing (an Accept, a Content-Type). */
+    public Reply adminWithHeader(String user, String password, String method, String path, String header, String value) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve("outbox-admin/api/" + path))
+                .header("Content-Type", "application/json")
+                .method(method, HttpRequest.BodyPublishers.ofString("{}"))
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                        (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        request.setHeader(header, value);
+        return send(request);
+    }
+
     /** The example's in-server benchmark load ({@code example.benchmark=true}): a POST that may run for minutes. */
     public Reply benchmark(String pathAndQuery, Duration timeout) {
         return send(HttpRequest.newBuilder(base.resolve("api/benchmark/" + pathAndQuery))

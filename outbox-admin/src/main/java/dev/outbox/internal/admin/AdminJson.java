@@ -7,12 +7,13 @@ import dev.outbox.internal.ops.replay.ReplayDecision;
 import dev.outbox.internal.ops.replay.ReplayPlan;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
-import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import jakarta.json.stream.JsonParser;
 
 import java.io.StringReader;
 import java.time.temporal.Temporal;
@@ -112,10 +113,25 @@ final class AdminJson {
         if (raw == null || raw.isBlank()) {
             return null;
         }
-        try (JsonReader reader = Json.createReader(new StringReader(raw))) {
-            return reader.readObject();
-        } catch (RuntimeException notAnObject) {
-            // Parsson signals its limits with UnsupportedOperationException and RuntimeException, not JsonException.
+        try (JsonParser parser = Json.createParser(new StringReader(raw))) {
+            if (!parser.hasNext() || parser.next() != JsonParser.Event.START_OBJECT) {
+                throw new AdminRefusal(AdminRefusal.Kind.INVALID, "the request body must be one JSON object");
+            }
+            JsonObject object = parser.getObject();
+            if (parser.hasNext()) {
+                throw new AdminRefusal(AdminRefusal.Kind.INVALID, "the request body must be one JSON object, with"
+                        + " nothing after it");
+            }
+            return object;
+        } catch (JsonException | IllegalStateException | UnsupportedOperationException
+                 | java.util.NoSuchElementException notAnObject) {
+            // Parsson refuses numbers over 1,100 digits with UnsupportedOperationException, not a JsonException.
+            throw new AdminRefusal(AdminRefusal.Kind.INVALID, "the request body must be one JSON object");
+        } catch (RuntimeException e) {
+            if (e.getClass() != RuntimeException.class) {
+                throw e;
+            }
+            // Parsson refuses nesting deeper than 1,000 with a plain RuntimeException; anything else is ours.
             throw new AdminRefusal(AdminRefusal.Kind.INVALID, "the request body must be one JSON object");
         }
     }
@@ -127,7 +143,12 @@ final class AdminJson {
             return null;
         }
         if (value instanceof JsonString string) {
-            return string.getString();
+            String text = string.getString();
+            if (text.chars().anyMatch(c -> Character.isISOControl(c) && c != '\n' && c != '\r' && c != '\t')) {
+                // PostgreSQL cannot store or compare NUL in text: refused here instead of failing the query.
+                throw new AdminRefusal(AdminRefusal.Kind.INVALID, field + " must not contain control characters");
+            }
+            return text;
         }
         throw new AdminRefusal(AdminRefusal.Kind.INVALID, field + " must be a JSON string");
     }

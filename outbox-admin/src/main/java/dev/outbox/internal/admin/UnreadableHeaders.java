@@ -36,9 +36,12 @@ public class UnreadableHeaders implements ContainerRequestFilter {
     }
 
     static boolean readableAccept(String accept) {
+        if (accept.isBlank()) {
+            return true;
+        }
         for (String range : accept.split(",")) {
             if (range.isBlank()) {
-                continue;
+                return false; // RESTEasy reads an empty item as a media type too, and fails with a 500
             }
             try {
                 String q = MediaType.valueOf(range.strip()).getParameters().get("q");

@@ -63,7 +63,9 @@ public final class EventValidation {
         }
         if (event.aggregateId().chars().anyMatch(Character::isISOControl)) {
             // PostgreSQL cannot store NUL in text, and no id needs a control character: refused by name.
-            throw new InvalidEventException("aggregateId", "must not contain control characters", where);
+            // The description names the id: its control characters are masked, so no log receives them.
+            throw new InvalidEventException("aggregateId", "must not contain control characters",
+                    where.replaceAll("\\p{Cntrl}", "?"));
         }
         if (event.aggregateId().length() > MAX_AGGREGATE_ID_LENGTH) {
             throw new InvalidEventException("aggregateId", "must be at most " + MAX_AGGREGATE_ID_LENGTH
@@ -126,8 +128,11 @@ public final class EventValidation {
         } catch (InvalidEventException refused) {
             throw refused;
         } catch (RuntimeException beyondTheParsersLimits) {
+            if (beyondTheParsersLimits.getClass() != RuntimeException.class) {
+                throw beyondTheParsersLimits;
+            }
             // Parsson refuses nesting deeper than 1000 with a plain RuntimeException, not a JsonException.
-            throw new InvalidEventException("payload", "is not JSON this server reads (nested too deeply?)", where);
+            throw new InvalidEventException("payload", "is nested deeper than the JSON parser allows", where);
         }
     }
 

@@ -4,11 +4,12 @@ import dev.outbox.example.orders.control.FaultDrill;
 import dev.outbox.example.orders.entity.Order;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
+import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import jakarta.json.stream.JsonParser;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.ws.rs.Consumes;
@@ -71,8 +72,11 @@ public class OrdersResource {
         JsonObject json = parse(body, false);
         Long expected = null;
         if (json.containsKey("version")) {
-            if (!(json.get("version") instanceof JsonNumber number) || !number.isIntegral() || number.longValue() < 1) {
-                throw new InvalidOrderException("version must be a whole number from 1");
+            if (!(json.get("version") instanceof JsonNumber number) || !number.isIntegral()
+                    || number.bigDecimalValue().compareTo(BigDecimal.ONE) < 0
+                    || number.bigDecimalValue().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+                // Compared as a decimal: longValue() would wrap 99999999999999999999 into some other version.
+                throw new InvalidOrderException("version must be a whole number from 1 to " + Long.MAX_VALUE);
             }
             expected = number.longValue();
         }
@@ -125,10 +129,25 @@ public class OrdersResource {
             }
             return JsonValue.EMPTY_JSON_OBJECT;
         }
-        try (JsonReader reader = Json.createReader(new StringReader(body))) {
-            return reader.readObject();
+        try (JsonParser parser = Json.createParser(new StringReader(body))) {
+            if (!parser.hasNext() || parser.next() != JsonParser.Event.START_OBJECT) {
+                throw new InvalidOrderException("the request body must be a JSON object");
+            }
+            JsonObject object = parser.getObject();
+            if (parser.hasNext()) {
+                // readObject() would ignore what follows the object; a body is one object and nothing else.
+                throw new InvalidOrderException("the request body must be one JSON object, with nothing after it");
+            }
+            return object;
+        } catch (JsonException | IllegalStateException | UnsupportedOperationException
+                 | java.util.NoSuchElementException e) {
+            // Parsson refuses numbers over 1,100 digits with UnsupportedOperationException, not a JsonException.
+            throw new InvalidOrderException("the request body must be a JSON object");
         } catch (RuntimeException e) {
-            // Not only JsonException: Parsson refuses deep nesting and overlong numbers with plain runtime exceptions.
+            if (e.getClass() != RuntimeException.class) {
+                throw e;
+            }
+            // Parsson refuses nesting deeper than 1,000 with a plain RuntimeException; anything else is ours.
             throw new InvalidOrderException("the request body must be a JSON object");
         }
     }
