@@ -6,6 +6,8 @@ import java.util.Optional;
 import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.inbox.kafka.DeadLetters;
 import dev.outbox.internal.inbox.kafka.InboxDelivery;
+import dev.outbox.internal.inbox.kafka.KafkaLag;
+import dev.outbox.internal.inbox.watch.ConsumerWatch;
 import dev.outbox.internal.inbox.kafka.RecordHeaders;
 import dev.outbox.internal.transport.kafka.KafkaSettings;
 import jakarta.annotation.PostConstruct;
@@ -65,6 +67,12 @@ public class KafkaInbox {
     @Inject
     DeadLetters deadLetters;
 
+    @Inject
+    ConsumerWatch watch;
+
+    @Inject
+    KafkaLag lag;
+
     private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
     private String bootstrapServers;
     private Map<String, Object> passThrough;
@@ -90,6 +98,8 @@ public class KafkaInbox {
     public void subscribe(String consumer, String groupId, String topic, Consumer<InboxedEvent> change) {
         Subscription subscription = new Subscription(consumer, groupId, topic, change);
         subscriptions.add(subscription);
+        // Issue 19 item 3: a loop that stops reading while records wait turns liveness DOWN, naming it.
+        watch.watch(consumer, lag.of(bootstrapServers, passThrough, groupId, topic));
         Thread thread = threads.newThread(subscription);
         thread.setName("outbox-inbox-" + consumer);
         thread.start();
@@ -148,6 +158,7 @@ public class KafkaInbox {
                         Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
                         for (ConsumerRecord<String, String> record : records) {
                             handle(record);
+                            watch.progressed(consumer);
                             done.put(new TopicPartition(record.topic(), record.partition()),
                                     new OffsetAndMetadata(record.offset() + 1));
                         }

@@ -2,12 +2,19 @@ package dev.outbox.kafka;
 
 import dev.outbox.InboxedEvent;
 import dev.outbox.internal.inbox.kafka.DeadLetters;
+import dev.outbox.internal.config.InvalidSettingException;
+import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.inbox.kafka.InboxDelivery;
+import dev.outbox.internal.inbox.kafka.KafkaLag;
+import dev.outbox.internal.inbox.watch.ConsumerWatch;
+import dev.outbox.internal.transport.kafka.KafkaSettings;
 import dev.outbox.internal.inbox.kafka.RecordHeaders;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Headers;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 import java.lang.reflect.Method;
@@ -32,6 +39,7 @@ import java.util.logging.Logger;
  * 26.0.0.3's {@code liberty-kafka} connector also stops a channel for good when the broker goes away
  * (CWMRX1002E, WakeupException): nothing is lost (offsets were committed only for what the inbox applied) and
  * a restart resumes. Where consumers must ride out broker outages, use {@link dev.outbox.kafka.KafkaInbox}.
+ * Call {@link #watch} at start so such a stop turns liveness DOWN instead of going unnoticed.
  */
 @ApplicationScoped
 public class ReactiveInbox {
@@ -43,6 +51,41 @@ public class ReactiveInbox {
 
     @Inject
     DeadLetters deadLetters;
+
+    @Inject
+    ConsumerWatch watch;
+
+    @Inject
+    KafkaLag lag;
+
+    /**
+     * Watches {@code consumer}, which reads {@code channel}, for stalls (issue 19 item 3): liveness goes DOWN naming
+     * it when its consumer group has records waiting for {@code outbox.health.consumer-stall} and it finished none.
+     * The group, topic and cluster come from the channel's own settings ({@code mp.messaging.incoming.<channel>.
+     * group.id}, {@code .topic}, {@code .bootstrap.servers}, else {@code outbox.kafka.bootstrap-servers}).
+     *
+     * <pre>{@code
+     * void start(@Observes Startup startup) {
+     *     inbox.watch("loyalty", "order-events");
+     * }
+     * }</pre>
+     *
+     * @throws InvalidSettingException naming the channel's {@code group.id} when it has none: a group the platform
+     *                                 makes up cannot be watched
+     */
+    public void watch(String consumer, String channel) {
+        Config config = ConfigProvider.getConfig();
+        String prefix = "mp.messaging.incoming." + channel + ".";
+        String group = config.getOptionalValue(prefix + "group.id", String.class).orElseThrow(() ->
+                new InvalidSettingException(prefix + "group.id", "must name the consumer group of the channel "
+                        + channel + " that " + consumer + " reads, so its lag can be watched", "(not set)"));
+        String topic = config.getOptionalValue(prefix + "topic", String.class).orElse(channel);
+        String servers = config.getOptionalValue(prefix + "bootstrap.servers", String.class)
+                .orElseGet(() -> KafkaSettings.read(name -> config.getOptionalValue(name, String.class),
+                        config.getPropertyNames()).bootstrapServers());
+        watch.watch(consumer, lag.of(servers, Settings.KAFKA_CONSUMER.properties(
+                name -> config.getOptionalValue(name, String.class), config.getPropertyNames()), group, topic));
+    }
 
     /**
      * Runs {@code change} once per event for {@code consumer}, in a transaction with the inbox mark, and answers
@@ -64,6 +107,7 @@ public class ReactiveInbox {
             delivery.deliver(consumer, event, position, change, failure -> deadLetters.park(consumer, topic, key,
                     message.getPayload(), kafkaHeaders, failure, position, event.describe()));
         }
+        watch.progressed(consumer);
         return acknowledge(consumer, message, position);
     }
 

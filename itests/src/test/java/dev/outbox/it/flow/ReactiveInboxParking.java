@@ -74,7 +74,8 @@ public final class ReactiveInboxParking {
                 .findFirst().orElse(null);
     }
 
-    private static ProducerRecord<String, String> outboxRecord(String topic, String orderId, UUID eventId,
+    /** An independent OrderPaid as the publisher writes it, for consumer-side tests that bypass the publisher. */
+    public static ProducerRecord<String, String> outboxRecord(String topic, String orderId, UUID eventId,
                                                                String payload, String probe) {
         ProducerRecord<String, String> record = new ProducerRecord<>(topic, orderId, payload);
         // Independent: the consumer applies it whatever versions it saw of the aggregate (no gap to wait out).
@@ -85,7 +86,7 @@ public final class ReactiveInboxParking {
         return record;
     }
 
-    private static KafkaProducer<String, String> producer(String bootstrap) {
+    public static KafkaProducer<String, String> producer(String bootstrap) {
         Properties properties = new Properties();
         properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         properties.put(ProducerConfig.ACKS_CONFIG, "all");

@@ -2,6 +2,8 @@ package dev.outbox.it.kafka;
 
 import dev.outbox.internal.persistence.RecordedRow;
 import dev.outbox.it.flow.ReactiveInboxParking;
+import dev.outbox.it.support.ConsumerHealth;
+import dev.outbox.it.support.ConsumerStallDrill;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.KafkaBroker;
@@ -53,6 +55,8 @@ class KafkaIT {
             System.getProperty("it.kafka.server", "outbox-it-kafka"), service);
     private static final OutboxDatabase db = new OutboxDatabase(Settings.required("it.kafka.jdbc.url"), "outbox", "outbox");
     private static final KafkaBroker broker = new KafkaBroker();
+    /** LoyaltyConsumer.STALL_PREFIX: the example's drill that holds the loyalty consumer for 25 s. */
+    private static final String LOYALTY_STALL = "drill-stall-loyalty-";
 
     @BeforeAll
     static void startServer() throws Exception {
@@ -225,8 +229,26 @@ class KafkaIT {
         ReactiveInboxParking.parksWithTheRecordsOwnKeyAndHeaders(broker.bootstrapServers(), "outbox.Order", db);
     }
 
+    /**
+     * Issue 19 item 3 with a consumer that really stops finishing records: the loyalty drill holds one paid order
+     * for 25 s while more wait behind it. Liveness must go DOWN naming loyalty (and only loyalty) within the stall
+     * window (10 s here) and a few reads of its lag, and come back UP once it has caught up, with nothing lost.
+     */
     @Test
     @Order(5)
+    void aConsumerThatStopsFinishingRecordsTurnsLivenessDownNamingItAndUpWhenItCatchesUp() {
+        ConsumerStallDrill.stallsAndRecovers(service, "loyalty", () -> {
+            List<String> orders = new ArrayList<>();
+            orders.add(placeAndPay(LOYALTY_STALL + UUID.randomUUID()));
+            for (int i = 0; i < 3; i++) {
+                orders.add(placeAndPay("after-stall-" + UUID.randomUUID()));
+            }
+            return () -> db.count("loyalty_points", "order_id IN (" + quoted(orders) + ")") == 4;
+        });
+    }
+
+    @Test
+    @Order(6)
     void theBrokerStoppedMidRunAndRestartedLosesNothing() throws Exception {
         String customer = "kafka-outage-" + UUID.randomUUID();
         List<String> orders = new ArrayList<>();
@@ -263,8 +285,37 @@ class KafkaIT {
                 + duplicates);
     }
 
+    /**
+     * Issue 19 item 3, right after the outage of the test before (the order of this class is its scenario): a consumer
+     * that stopped must not look like a quiet one. KafkaInbox (invoicing) reconnects by itself; Liberty's Reactive
+     * Messaging channel (loyalty) may have stopped for good (CWMRX1002E): then liveness must say so, naming it,
+     * within the stall window (10 s here, kafka.xml) and a few reads of its lag.
+     */
     @Test
-    @Order(6)
+    @Order(7)
+    void afterABrokerOutageEachKafkaConsumerResumesOrLivenessNamesIt() {
+        String customer = "kafka-after-outage-" + UUID.randomUUID();
+        List<String> orders = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            orders.add(placeAndPay(customer));
+        }
+        String paid = "order_id IN (" + quoted(orders) + ")";
+        await(SOON, "invoicing settled the five orders and has nothing waiting",
+                () -> db.count("invoice", paid + " AND status = 'SETTLED'") == 5
+                        && ConsumerHealth.read(service).waiting("invoicing") == 0, done -> done);
+        ConsumerHealth.Outcome invoicing = ConsumerHealth.resumesOrIsNamedStalled(service, "invoicing", () -> true,
+                Duration.ofSeconds(60));
+        assertTrue(invoicing.resumed(), "KafkaInbox reconnects by itself: " + invoicing.health().raw());
+        ConsumerHealth.Outcome loyalty = ConsumerHealth.resumesOrIsNamedStalled(service, "loyalty",
+                () -> db.count("loyalty_points", paid) == 5, Duration.ofSeconds(60));
+        System.out.println("kafka outage, then: invoicing " + invoicing + "; loyalty (Reactive Messaging) " + loyalty);
+        String scrape = service.metrics();
+        assertTrue(scrape.lines().anyMatch(l -> l.startsWith("outbox_inbox_waiting{") && l.contains("consumer=\"invoicing\"")),
+                "the lag gauge of invoicing is scraped: " + scrape.lines().filter(l -> l.contains("waiting")).toList());
+    }
+
+    @Test
+    @Order(8)
     void aBacklogDrainsToKafka() throws Exception {
         int backlog = Integer.parseInt(Settings.required("it.kafka.backlog"));
         server.stop();

@@ -157,6 +157,9 @@ public final class Settings {
     public static final Setting HEALTH_MAX_PENDING_AGE = Setting.duration("outbox.health.max-pending-age",
             HEALTH_AND_METRICS, "PT5M", "Readiness is DOWN while the oldest pending event is older than this.")
             .perEventType();
+    public static final Setting INBOX_CONSUMER_STALL = Setting.duration("outbox.health.consumer-stall",
+            HEALTH_AND_METRICS, "PT2M", "Liveness is DOWN, naming the consumer, when records have waited for an inbox "
+                    + "consumer this long (its Kafka group's lag, its queue) and it finished none meanwhile.");
     public static final Setting METRICS_REFRESH = Setting.millis("outbox.metrics.refresh-ms", HEALTH_AND_METRICS,
             5000, 0, 3_600_000, "The backlog gauges read the table at most this often.");
 

@@ -1,8 +1,13 @@
 package dev.outbox.it.wildfly;
 
 import dev.outbox.it.flow.ReactiveInboxParking;
+import dev.outbox.it.support.ConsumerHealth;
+import dev.outbox.it.support.ConsumerStallDrill;
+import dev.outbox.it.support.ExampleService;
+import dev.outbox.it.support.KafkaBroker;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.Settings;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
@@ -11,14 +16,27 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.File;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 16 item 8 on WildFly: SmallRye's smallrye-kafka connector hands the loyalty consumer an
- * IncomingKafkaRecord rather than a ConsumerRecord; a parked record must keep its topic, key and headers all the
- * same. The channel reads a topic of its own here (arquillian.xml), so no other consumer sees these records.
+ * The loyalty consumer (MicroProfile Reactive Messaging, SmallRye's smallrye-kafka connector) on WildFly. Issue 16
+ * item 8: it hands the consumer an IncomingKafkaRecord rather than a ConsumerRecord; a parked record must keep its
+ * topic, key and headers all the same. Issue 19 item 3: after a broker outage it resumes, or liveness names it
+ * stalled. The channel reads a topic of its own here (arquillian.xml), so no other consumer sees these records.
  */
 @ExtendWith(ArquillianExtension.class)
 class WildFlyReactiveInboxIT {
+
+    private static final String TOPIC = "wf-rm.Order";
+    /** WildFly serves health on its management interface (9990 + the port offset of 100). */
+    private final ExampleService management = new ExampleService("http://127.0.0.1:10090");
+    private final OutboxDatabase db = OutboxDatabase.fromSystemProperties();
 
     @Deployment(testable = false)
     static EnterpriseArchive exampleEar() {
@@ -27,7 +45,56 @@ class WildFlyReactiveInboxIT {
 
     @Test
     void theReactiveMessagingConsumerParksARecordWithItsOwnKeyAndHeaders() throws Exception {
-        ReactiveInboxParking.parksWithTheRecordsOwnKeyAndHeaders(Settings.required("it.kafka.bootstrap"),
-                "wf-rm.Order", OutboxDatabase.fromSystemProperties());
+        ReactiveInboxParking.parksWithTheRecordsOwnKeyAndHeaders(Settings.required("it.kafka.bootstrap"), TOPIC, db);
+    }
+
+    /** Issue 19 item 3: the loyalty drill (LoyaltyConsumer.STALL_PREFIX) holds the consumer 25 s, records wait. */
+    @Test
+    void aConsumerThatStopsFinishingRecordsTurnsLivenessDownNamingItAndUpWhenItCatchesUp() {
+        ConsumerStallDrill.stallsAndRecovers(management, "loyalty", () -> {
+            List<String> orders = new ArrayList<>();
+            try (KafkaProducer<String, String> producer = ReactiveInboxParking.producer(Settings.required("it.kafka.bootstrap"))) {
+                for (int i = 0; i < 4; i++) {
+                    String order = UUID.randomUUID().toString();
+                    orders.add(order);
+                    String customer = i == 0 ? "drill-stall-loyalty-" + order : "after-stall-" + order;
+                    producer.send(ReactiveInboxParking.outboxRecord(TOPIC, order, UUID.randomUUID(),
+                            "{\"amount\":2,\"customerId\":\"" + customer + "\"}", "stall")).get(60, TimeUnit.SECONDS);
+                }
+            } catch (Exception e) {
+                throw new AssertionError("could not write the drill's records to " + TOPIC, e);
+            }
+            String mine = "order_id IN ('" + String.join("','", orders) + "')";
+            return () -> db.count("loyalty_points", mine) == 4;
+        });
+    }
+
+    @Test
+    void afterABrokerOutageTheReactiveMessagingConsumerResumesOrLivenessNamesIt() throws Exception {
+        KafkaBroker broker = new KafkaBroker();
+        broker.stop();
+        try {
+            Thread.sleep(10_000); // as long as stopped Liberty's channel for good (CWMRX1002E)
+        } finally {
+            broker.start();
+        }
+        List<String> orders = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = ReactiveInboxParking.producer(broker.bootstrapServers())) {
+            for (int i = 0; i < 3; i++) {
+                String order = UUID.randomUUID().toString();
+                orders.add(order);
+                producer.send(ReactiveInboxParking.outboxRecord(TOPIC, order, UUID.randomUUID(), "{\"amount\":2}",
+                        "after-outage")).get(60, TimeUnit.SECONDS);
+            }
+        }
+        String mine = "order_id IN ('" + String.join("','", orders) + "')";
+        ConsumerHealth.Outcome loyalty = ConsumerHealth.resumesOrIsNamedStalled(management, "loyalty",
+                () -> db.count("loyalty_points", mine) == 3, Duration.ofSeconds(90));
+        System.out.println("WildFly, kafka outage, then: loyalty (Reactive Messaging) " + loyalty);
+        ConsumerHealth after = ConsumerHealth.read(management);
+        assertTrue(after.waiting("shipping") >= 0 && !after.stalled("shipping"),
+                "the shipping MDB is watched on its queue and not stalled: " + after.raw());
+        assertTrue(after.waiting("invoicing") >= 0 && !after.stalled("invoicing"),
+                "KafkaInbox (invoicing) reconnected by itself: " + after.raw());
     }
 }

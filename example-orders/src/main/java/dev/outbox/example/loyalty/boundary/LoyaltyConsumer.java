@@ -4,16 +4,29 @@ import dev.outbox.example.loyalty.entity.LoyaltyPoints;
 import dev.outbox.example.orders.control.OrderEvents;
 import dev.outbox.InboxedEvent;
 import dev.outbox.kafka.ReactiveInbox;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Startup;
 import jakarta.inject.Inject;
+import jakarta.interceptor.Interceptor;
 import jakarta.json.Json;
+import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
+import dev.outbox.example.orders.control.FaultDrill;
+
 import java.io.StringReader;
+import java.time.Duration;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Logger;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -26,12 +39,35 @@ import java.util.concurrent.CompletionStage;
 public class LoyaltyConsumer {
 
     public static final String CONSUMER = "loyalty";
+    /**
+     * Fault drill (issue 19 item 3), with {@code example.fault-drills} on: a paid order of a customer named so holds
+     * the consumer for {@link #STALL} before it is applied, once per event, so a test sees a consumer that stops
+     * finishing records while more wait, and then recovers.
+     */
+    public static final String STALL_PREFIX = "drill-stall-loyalty-";
+    static final Duration STALL = Duration.ofSeconds(25);
+    private static final Set<UUID> STALLED_ONCE = ConcurrentHashMap.newKeySet();
+    private static final Logger LOG = Logger.getLogger(LoyaltyConsumer.class.getName());
+
+    @Inject
+    FaultDrill drills;
 
     @Inject
     ReactiveInbox inbox;
 
     @PersistenceContext(unitName = "orders")
     EntityManager entityManager;
+
+    @Inject
+    @ConfigProperty(name = "example.kafka.enabled", defaultValue = "false")
+    boolean kafkaEnabled;
+
+    /** A channel that stops reading (Liberty's does for good after a broker outage) turns liveness DOWN. */
+    void watch(@Observes @Priority(Interceptor.Priority.APPLICATION + 1000) Startup startup) {
+        if (kafkaEnabled) {
+            inbox.watch(CONSUMER, "order-events");
+        }
+    }
 
     @Incoming("order-events")
     public CompletionStage<Void> onOrderEvent(Message<String> message) {
@@ -43,8 +79,22 @@ public class LoyaltyConsumer {
             return;
         }
         try (JsonReader reader = Json.createReader(new StringReader(event.payload()))) {
-            long points = reader.readObject().getJsonNumber("amount").bigDecimalValue().longValue();
+            JsonObject paid = reader.readObject();
+            stallIfDrilled(event, paid.getString("customerId", ""));
+            long points = paid.getJsonNumber("amount").bigDecimalValue().longValue();
             entityManager.persist(new LoyaltyPoints(event.aggregateId(), event.eventId().value(), points));
+        }
+    }
+
+    private void stallIfDrilled(InboxedEvent event, String customerId) {
+        if (drills.enabled() && customerId.startsWith(STALL_PREFIX) && STALLED_ONCE.add(event.eventId().value())) {
+            LOG.warning(() -> "fault drill: loyalty holds " + event.describe() + " for " + STALL.toSeconds() + " s");
+            try {
+                Thread.sleep(STALL.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("fault drill interrupted", e);
+            }
         }
     }
 }

@@ -40,8 +40,10 @@ import java.util.logging.Logger;
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue")})
 // No XA: the inbox runs the mark and the shipment in a local transaction and the message is acknowledged after it.
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
-@InboxConsumer("shipping")
+@InboxConsumer(ShippingConsumer.CONSUMER)
 public class ShippingConsumer implements MessageListener {
+
+    public static final String CONSUMER = "shipping";
 
     private static final Logger LOG = Logger.getLogger(ShippingConsumer.class.getName());
     /** Fault drill (R7.6): orders of customers named so fail once after the shipment insert. */

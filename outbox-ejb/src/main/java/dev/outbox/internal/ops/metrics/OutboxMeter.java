@@ -12,7 +12,8 @@ enum OutboxMeter {
     FAILING("outbox.failing", "Pending events whose last attempt failed, by error class", null),
     PUBLISHED("outbox.publish", "Send outcomes of this instance's publisher", null),
     RECEIVED("outbox.inbox.received", "Deliveries the inbox decided on, by receipt", null),
-    LATENCY("outbox.inbox.latency", "From an event's creation to its first processing by a consumer", "seconds");
+    LATENCY("outbox.inbox.latency", "From an event's creation to its first processing by a consumer", "seconds"),
+    WAITING("outbox.inbox.waiting", "Records waiting for an inbox consumer at its source (Kafka lag, queue depth)", null);
 
     /** The {@code event_type} of the series over all types. */
     static final String ALL_TYPES = "*";

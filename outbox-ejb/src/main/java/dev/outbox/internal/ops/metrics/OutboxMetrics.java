@@ -3,6 +3,7 @@ package dev.outbox.internal.ops.metrics;
 import dev.outbox.Inbox;
 import dev.outbox.internal.event.UuidV7;
 import dev.outbox.internal.inbox.InboxReceived;
+import dev.outbox.internal.inbox.watch.ConsumerWatch;
 import dev.outbox.internal.persistence.SchemaInstaller;
 import dev.outbox.internal.publish.BatchSent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -35,7 +36,9 @@ import static dev.outbox.internal.ops.metrics.OutboxMeter.ALL_TYPES;
  *     {@code destination} (the route's transports): what the broker said to this instance's sends;</li>
  *     <li>{@code outbox_inbox_received_total} by {@code consumer} and {@code receipt} (first, duplicate, stale,
  *     held): the duplicate hit rate is duplicate over all; {@code outbox_inbox_latency_seconds} by consumer: from
- *     the event's creation (its UUIDv7 time) to its first processing, the publish-to-consume latency.</li>
+ *     the event's creation (its UUIDv7 time) to its first processing, the publish-to-consume latency;</li>
+ *     <li>{@code outbox_inbox_waiting} by {@code consumer}: what waits for each watched consumer at its source (a
+ *     Kafka group's lag, a queue's depth; NaN while the source cannot say), see {@link ConsumerWatch}.</li>
  * </ul>
  * A send rate alone shows a pretty zero when the producer stalls (R6.1): alert on the oldest age instead.
  *
@@ -56,12 +59,16 @@ public class OutboxMetrics {
     @Inject
     SchemaInstaller schema;
 
+    @Inject
+    ConsumerWatch consumers;
+
     /** The MicroProfile Metrics adapter where the server has that API (a bean there, none elsewhere). */
     @Inject
     Instance<Meters> beans;
 
     private final List<Meters> meters = new CopyOnWriteArrayList<>();
     private final NewSeries series = new NewSeries();
+    private final java.util.Set<String> watchedConsumers = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** The gauges' suppliers, held here: Micrometer keeps only weak references to them. */
     private final List<DoubleSupplier> gauges = new CopyOnWriteArrayList<>();
 
@@ -84,6 +91,11 @@ public class OutboxMetrics {
         gauge(OutboxMeter.PENDING, ALL_TYPES, () -> backlog().pendingTotal());
         gauge(OutboxMeter.PARKED, ALL_TYPES, () -> backlog().parkedTotal());
         backlog(); // the types of a backlog that exists at start are in the first scrape already
+        consumers.onWatched(consumer -> {
+            if (watchedConsumers.add(consumer)) {
+                gaugeConsumer(consumer);
+            }
+        });
     }
 
     /** A batch's send outcomes before its confirm, counted once per counter rather than once per event. */
@@ -117,6 +129,13 @@ public class OutboxMetrics {
         Backlog backlog = cache.backlog();
         series.of(backlog, this::gaugeType, this::gaugeFailing);
         return backlog;
+    }
+
+    private void gaugeConsumer(String consumer) {
+        DoubleSupplier value = () -> consumers.state(consumer)
+                .map(s -> s.waiting().isPresent() ? (double) s.waiting().getAsLong() : Double.NaN).orElse(Double.NaN);
+        gauges.add(value);
+        meters.forEach(m -> m.gauge(OutboxMeter.WAITING, tags("consumer", consumer), value));
     }
 
     private void gaugeType(String type) {

@@ -8,6 +8,7 @@ import dev.outbox.internal.config.Settings;
 import dev.outbox.InboxedEvent;
 import dev.outbox.internal.failure.Causes;
 import dev.outbox.internal.inbox.InboxAttempt;
+import dev.outbox.internal.inbox.watch.ConsumerWatch;
 import dev.outbox.internal.persistence.OutboxDataSource;
 import dev.outbox.OutboxHeaders;
 import jakarta.annotation.Priority;
@@ -46,6 +47,9 @@ public class InboxInterceptor {
 
     @Inject
     OutboxDataSource database;
+
+    @Inject
+    ConsumerWatch watch;
 
     @AroundInvoke
     Object aroundMessage(InvocationContext invocation) throws Exception {
@@ -99,6 +103,7 @@ public class InboxInterceptor {
             throw new IllegalStateException("consumer " + consumer + " holds " + event.describe()
                     + " until its earlier versions arrive");
         }
+        watch.progressed(consumer);
         return null;
     }
 

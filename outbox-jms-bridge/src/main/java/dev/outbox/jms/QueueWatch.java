@@ -1,0 +1,92 @@
+package dev.outbox.jms;
+
+import dev.outbox.internal.config.Settings;
+import dev.outbox.internal.inbox.watch.ConsumerSource;
+import dev.outbox.internal.inbox.watch.ConsumerWatch;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
+import jakarta.jms.Queue;
+import jakarta.jms.QueueBrowser;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import java.util.Enumeration;
+import java.util.OptionalLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Watches an {@link InboxConsumer} MDB for stalls (issue 19 item 3): liveness goes DOWN naming the consumer when
+ * messages have waited on its queue for {@code outbox.health.consumer-stall} and it finished none, and
+ * {@code outbox_inbox_waiting} shows the queue's depth. An MDB has no start of its own to call this from, so a bean
+ * of the application does, with the queue the MDB reads:
+ *
+ * <pre>{@code
+ * @Resource(lookup = "java:app/jms/OutboxEvents") Queue queue;
+ * void start(@Observes Startup startup) { queueWatch.watch("shipping", queue); }
+ * }</pre>
+ *
+ * <p>The depth is counted with a queue browser through {@code outbox.jms.connection-factory}, up to
+ * {@link #COUNT_LIMIT} messages (a deeper queue shows as that many: enough to tell waiting from idle).
+ */
+@ApplicationScoped
+public class QueueWatch {
+
+    private static final Logger LOG = Logger.getLogger(QueueWatch.class.getName());
+    static final int COUNT_LIMIT = 10_000;
+
+    @Inject
+    ConsumerWatch watch;
+
+    /**
+     * @throws IllegalStateException naming {@code outbox.jms.connection-factory} when it names no connection factory
+     */
+    public void watch(String consumer, Queue queue) {
+        Config config = ConfigProvider.getConfig();
+        String name = Settings.JMS_CONNECTION_FACTORY.text(setting -> config.getOptionalValue(setting, String.class));
+        ConnectionFactory factory;
+        try {
+            // Looked up here, on the application's start: health and metrics calls may run without its naming context.
+            factory = (ConnectionFactory) new InitialContext().lookup(name);
+        } catch (NamingException | ClassCastException e) {
+            throw new IllegalStateException("setting " + Settings.JMS_CONNECTION_FACTORY.name() + " names no JMS "
+                    + "connection factory here: " + name, e);
+        }
+        watch.watch(consumer, new Depth(factory, queue));
+    }
+
+    /** The depth of one queue, counted on every read: nothing is held open between reads. */
+    private record Depth(ConnectionFactory factory, Queue queue) implements ConsumerSource {
+
+        @Override
+        public OptionalLong waiting() {
+            try (JMSContext context = factory.createContext();
+                 QueueBrowser browser = context.createBrowser(queue)) {
+                Enumeration<?> messages = browser.getEnumeration();
+                long count = 0;
+                while (count < COUNT_LIMIT && messages.hasMoreElements()) {
+                    messages.nextElement();
+                    count++;
+                }
+                return OptionalLong.of(count);
+            } catch (JMSException | RuntimeException e) {
+                LOG.log(Level.FINE, "depth of " + describe() + " unknown now", e);
+                return OptionalLong.empty();
+            }
+        }
+
+        @Override
+        public String describe() {
+            try {
+                return "queue " + queue.getQueueName();
+            } catch (JMSException e) {
+                return "queue " + queue;
+            }
+        }
+    }
+}
