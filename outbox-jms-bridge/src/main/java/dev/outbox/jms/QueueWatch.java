@@ -16,7 +16,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import java.util.Enumeration;
-import java.util.OptionalLong;
+import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -32,13 +32,15 @@ import java.util.logging.Logger;
  * }</pre>
  *
  * <p>The depth is counted with a queue browser through {@code outbox.jms.connection-factory}, up to
- * {@link #COUNT_LIMIT} messages (a deeper queue shows as that many: enough to tell waiting from idle).
+ * {@link #COUNT_LIMIT} messages (a deeper queue shows as that many: enough to tell waiting from idle, and a browse
+ * every two seconds stays cheap). An MDB with a message selector, or a queue shared with consumers of other
+ * messages, must pass its selector: the depth counts only what this consumer would take.
  */
 @ApplicationScoped
 public class QueueWatch {
 
     private static final Logger LOG = Logger.getLogger(QueueWatch.class.getName());
-    static final int COUNT_LIMIT = 10_000;
+    static final int COUNT_LIMIT = 1_000;
 
     @Inject
     ConsumerWatch watch;
@@ -47,6 +49,14 @@ public class QueueWatch {
      * @throws IllegalStateException naming {@code outbox.jms.connection-factory} when it names no connection factory
      */
     public void watch(String consumer, Queue queue) {
+        watch(consumer, queue, null);
+    }
+
+    /**
+     * @param selector the MDB's {@code messageSelector}, or null when it takes every message of the queue
+     * @throws IllegalStateException naming {@code outbox.jms.connection-factory} when it names no connection factory
+     */
+    public void watch(String consumer, Queue queue, String selector) {
         Config config = ConfigProvider.getConfig();
         String name = Settings.JMS_CONNECTION_FACTORY.text(setting -> config.getOptionalValue(setting, String.class));
         ConnectionFactory factory;
@@ -57,33 +67,33 @@ public class QueueWatch {
             throw new IllegalStateException("setting " + Settings.JMS_CONNECTION_FACTORY.name() + " names no JMS "
                     + "connection factory here: " + name, e);
         }
-        watch.watch(consumer, new Depth(factory, queue));
+        watch.watch(consumer, new Depth(factory, queue, selector));
     }
 
     /** The depth of one queue, counted on every read: nothing is held open between reads. */
-    private record Depth(ConnectionFactory factory, Queue queue) implements ConsumerSource {
+    private record Depth(ConnectionFactory factory, Queue queue, String selector) implements ConsumerSource {
 
         @Override
-        public OptionalLong waiting() {
+        public Optional<Reading> read() {
             try (JMSContext context = factory.createContext();
-                 QueueBrowser browser = context.createBrowser(queue)) {
+                 QueueBrowser browser = context.createBrowser(queue, selector)) {
                 Enumeration<?> messages = browser.getEnumeration();
                 long count = 0;
                 while (count < COUNT_LIMIT && messages.hasMoreElements()) {
                     messages.nextElement();
                     count++;
                 }
-                return OptionalLong.of(count);
+                return Optional.of(Reading.waitingOnly(count)); // an MDB's progress is its own (InboxInterceptor)
             } catch (JMSException | RuntimeException e) {
                 LOG.log(Level.FINE, "depth of " + describe() + " unknown now", e);
-                return OptionalLong.empty();
+                return Optional.empty();
             }
         }
 
         @Override
         public String describe() {
             try {
-                return "queue " + queue.getQueueName();
+                return "queue " + queue.getQueueName() + (selector == null ? "" : " (selector " + selector + ")");
             } catch (JMSException e) {
                 return "queue " + queue;
             }

@@ -99,7 +99,7 @@ public class KafkaInbox {
         Subscription subscription = new Subscription(consumer, groupId, topic, change);
         subscriptions.add(subscription);
         // Issue 19 item 3: a loop that stops reading while records wait turns liveness DOWN, naming it.
-        watch.watch(consumer, lag.of(bootstrapServers, passThrough, groupId, topic));
+        watch.watch(consumer, lag.of(bootstrapServers, consumerProperties(groupId), groupId, topic));
         Thread thread = threads.newThread(subscription);
         thread.setName("outbox-inbox-" + consumer);
         thread.start();

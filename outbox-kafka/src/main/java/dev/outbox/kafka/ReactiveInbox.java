@@ -18,6 +18,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 import java.lang.reflect.Method;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Function;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
@@ -75,16 +78,32 @@ public class ReactiveInbox {
      */
     public void watch(String consumer, String channel) {
         Config config = ConfigProvider.getConfig();
+        Function<String, Optional<String>> source = name -> config.getOptionalValue(name, String.class);
         String prefix = "mp.messaging.incoming." + channel + ".";
-        String group = config.getOptionalValue(prefix + "group.id", String.class).orElseThrow(() ->
+        // The channel's client settings as its connector sees them: the outbox's consumer settings, the connector's
+        // defaults, the channel's own (security, auto.offset.reset), each over the one before.
+        Map<String, String> client = new HashMap<>(Settings.KAFKA_CONSUMER.properties(source, config.getPropertyNames()));
+        source.apply(prefix + "connector").ifPresent(connector ->
+                client.putAll(under("mp.messaging.connector." + connector + ".", config)));
+        client.putAll(under(prefix, config));
+        String group = Optional.ofNullable(client.get("group.id")).orElseThrow(() ->
                 new InvalidSettingException(prefix + "group.id", "must name the consumer group of the channel "
                         + channel + " that " + consumer + " reads, so its lag can be watched", "(not set)"));
-        String topic = config.getOptionalValue(prefix + "topic", String.class).orElse(channel);
-        String servers = config.getOptionalValue(prefix + "bootstrap.servers", String.class)
-                .orElseGet(() -> KafkaSettings.read(name -> config.getOptionalValue(name, String.class),
-                        config.getPropertyNames()).bootstrapServers());
-        watch.watch(consumer, lag.of(servers, Settings.KAFKA_CONSUMER.properties(
-                name -> config.getOptionalValue(name, String.class), config.getPropertyNames()), group, topic));
+        String topic = client.getOrDefault("topic", channel);
+        String servers = Optional.ofNullable(client.get("bootstrap.servers")).orElseGet(() ->
+                KafkaSettings.read(source, config.getPropertyNames()).bootstrapServers());
+        watch.watch(consumer, lag.of(servers, client, group, topic));
+    }
+
+    /** The properties under {@code prefix}, named without it. */
+    private static Map<String, String> under(String prefix, Config config) {
+        Map<String, String> found = new HashMap<>();
+        for (String name : config.getPropertyNames()) {
+            if (name.startsWith(prefix) && name.length() > prefix.length()) {
+                config.getOptionalValue(name, String.class).ifPresent(v -> found.put(name.substring(prefix.length()), v));
+            }
+        }
+        return found;
     }
 
     /**

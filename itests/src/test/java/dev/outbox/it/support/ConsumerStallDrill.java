@@ -44,6 +44,9 @@ public final class ConsumerStallDrill {
                 () -> caughtUp.getAsBoolean() ? ConsumerHealth.read(health) : null,
                 h -> h != null && h.status() == 200 && h.waiting(consumer) == 0);
         assertFalse(up.stalled(consumer), up.raw());
+        String since = "secondsSinceProgress." + consumer;
+        assertTrue(up.data().containsKey(since) && up.data().getJsonNumber(since).longValue() < 60,
+                "the consumer reports its attempts to the watch (progress within the last minute): " + up.raw());
         System.out.printf("consumer stall drill: %s named stalled %d ms after the drill started, UP again after %d ms%n",
                 consumer, namedMs, (System.nanoTime() - start) / 1_000_000);
     }

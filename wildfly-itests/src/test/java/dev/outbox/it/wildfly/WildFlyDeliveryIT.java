@@ -67,6 +67,43 @@ class WildFlyDeliveryIT extends DeliveryContract {
         }
     }
 
+    /**
+     * Issue 19 item 4: the admin API behind TLS. WildFly's default https-listener (8443, here 8543 with the offset)
+     * serves it with the server's applicationSSC context, whose key manager makes a self-signed certificate for
+     * localhost on first use; production swaps in its own key store (docs/runbook.md#the-admin-api-over-tls). The
+     * test trusts exactly the certificate the server presents, as an operator who pinned it would.
+     */
+    @Test
+    void theAdminApiAnswersOverTlsWithTheServersCertificate() throws Exception {
+        javax.net.ssl.SSLContext trustingThisServer = javax.net.ssl.SSLContext.getInstance("TLS");
+        trustingThisServer.init(null, new javax.net.ssl.TrustManager[]{new javax.net.ssl.X509TrustManager() {
+            public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String type) {
+            }
+
+            public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String type)
+                    throws java.security.cert.CertificateException {
+                if (!chain[0].getSubjectX500Principal().getName().contains("CN=localhost")) {
+                    throw new java.security.cert.CertificateException("not the server's certificate: " + chain[0]);
+                }
+            }
+
+            public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                return new java.security.cert.X509Certificate[0];
+            }
+        }}, null);
+        java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder().sslContext(trustingThisServer).build();
+        java.net.URI parked = java.net.URI.create("https://localhost:8543/outbox-admin/api/parked?limit=1");
+        java.net.http.HttpResponse<String> anonymous = client.send(java.net.http.HttpRequest.newBuilder(parked).GET()
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, anonymous.statusCode(), "over TLS too, no login, no answer");
+        java.net.http.HttpResponse<String> operator = client.send(java.net.http.HttpRequest.newBuilder(parked)
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                        "operator:operator-password".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .GET().build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, operator.statusCode(), operator.body());
+        assertEquals("https", operator.uri().getScheme());
+    }
+
     @Test
     void theAdminApiLetsEachRoleDoOnlyItsOwnActions() {
         assertEquals(401, service.admin(null, null, "GET", "parked", null).status(), "no login, no answer");

@@ -63,6 +63,7 @@ public class InboxInterceptor {
             // Not an outbox message: it cannot be deduplicated. Acknowledge it rather than loop on it.
             LOG.severe(() -> "consumer " + consumer + " got message " + messageId(message) + " without "
                     + OutboxHeaders.EVENT_ID + "; acknowledged without processing");
+            watch.progressed(consumer);
             return null;
         }
         EventId eventId;
@@ -71,6 +72,7 @@ public class InboxInterceptor {
         } catch (IllegalArgumentException e) {
             LOG.severe(() -> "consumer " + consumer + " got message " + messageId(message) + " with a malformed "
                     + OutboxHeaders.EVENT_ID + "; acknowledged without processing");
+            watch.progressed(consumer);
             return null;
         }
         Long version = message.propertyExists(OutboxHeaders.AGGREGATE_VERSION)
@@ -87,6 +89,7 @@ public class InboxInterceptor {
         try {
             receipt = attempt.attempt(consumer, event, messageId(message), () -> invocation.proceed());
         } catch (Exception e) {
+            watch.progressed(consumer); // a failed attempt is an attempt: the consumer is alive (ConsumerWatch)
             if (Causes.isDatabaseOutage(e)) {
                 try {
                     awaitDatabase(consumer, event, lastDelivery(message));
@@ -97,13 +100,13 @@ public class InboxInterceptor {
             }
             throw e;
         }
+        watch.progressed(consumer);
         if (receipt == Inbox.Receipt.HELD) {
             // R5.7: the mark rolled back; fail the delivery after a pause so the broker redelivers it later.
             Thread.sleep(Settings.HOLD_PAUSE.toMillis());
             throw new IllegalStateException("consumer " + consumer + " holds " + event.describe()
                     + " until its earlier versions arrive");
         }
-        watch.progressed(consumer);
         return null;
     }
 
@@ -126,6 +129,7 @@ public class InboxInterceptor {
                 probe.execute("SELECT 1");
                 return;
             } catch (SQLException stillAway) {
+                watch.waitingForDatabase(consumer);
                 Thread.sleep(OUTAGE_PROBE_MS);
             }
         }

@@ -2,34 +2,66 @@ package dev.outbox.internal.inbox.watch;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
  * The stall rule for one consumer, apart from any clock or broker so it can be tested as plain logic. A consumer is
- * stalled when every observation for the whole stall window found records waiting and it finished none meanwhile.
- * The window starts at the first such observation, so a consumer idle for an hour is not stalled the moment a
- * record arrives, and an observation that cannot read its source (broker away) starts it afresh: after an outage a
- * consumer gets a whole window to reconnect before it counts as stalled.
+ * stalled when every reading for the whole stall window found records waiting and it made no attempt on a record
+ * meanwhile (an attempt that failed, was held or waited for the database counts: the consumer is alive, and a
+ * restart would not help it).
+ * <ul>
+ *     <li>The window starts at the first such reading, so a consumer idle for an hour is not stalled the moment a
+ *     record arrives.</li>
+ *     <li>Records finished by another instance of the same Kafka group count as progress too: an instance whose
+ *     group's partitions all went to another one must not be named stalled (and restarted) while that one works
+ *     through a backlog.</li>
+ *     <li>While the source cannot be read (the broker is away) the window is paused, never run out and never
+ *     restarted: an outage is not blamed on the consumer, and a short read failure now and then does not hide a
+ *     dead one.</li>
+ * </ul>
  */
 final class ConsumerProgress {
 
     private Instant lastProgress;
     private Instant waitingSince;
+    private Instant pausedAt;
+    private long lastFinished = -1;
 
     synchronized void progressed(Instant now) {
         lastProgress = now;
         waitingSince = null;
     }
 
-    synchronized ConsumerState observe(String consumer, String source, OptionalLong waiting, Instant now,
-                                       Duration stallWindow) {
-        if (waiting.isEmpty() || waiting.getAsLong() <= 0) {
+    synchronized ConsumerState observe(String consumer, String source, Optional<ConsumerSource.Reading> reading,
+                                       Instant now, Duration stallWindow) {
+        Duration since = lastProgress == null ? null : Duration.between(lastProgress, now);
+        if (reading.isEmpty()) {
+            if (pausedAt == null) {
+                pausedAt = now;
+            }
+            return new ConsumerState(consumer, source, OptionalLong.empty(), since, false);
+        }
+        if (pausedAt != null) {
+            if (waitingSince != null) {
+                waitingSince = waitingSince.plus(Duration.between(pausedAt, now));
+            }
+            pausedAt = null;
+        }
+        long finished = reading.get().finished();
+        if (finished >= 0 && lastFinished >= 0 && finished > lastFinished) {
+            waitingSince = null; // the group moved on: somebody finishes this consumer's records
+        }
+        if (finished >= 0) {
+            lastFinished = finished;
+        }
+        long waiting = reading.get().waiting();
+        if (waiting <= 0) {
             waitingSince = null;
         } else if (waitingSince == null) {
             waitingSince = now;
         }
         boolean stalled = waitingSince != null && Duration.between(waitingSince, now).compareTo(stallWindow) >= 0;
-        Duration since = lastProgress == null ? null : Duration.between(lastProgress, now);
-        return new ConsumerState(consumer, source, waiting, since, stalled);
+        return new ConsumerState(consumer, source, OptionalLong.of(waiting), since, stalled);
     }
 }

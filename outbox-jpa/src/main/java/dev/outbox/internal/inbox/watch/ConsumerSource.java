@@ -1,6 +1,6 @@
 package dev.outbox.internal.inbox.watch;
 
-import java.util.OptionalLong;
+import java.util.Optional;
 
 /**
  * Where an inbox consumer reads from, asked how much is waiting for it: a Kafka consumer group's lag on its topic,
@@ -9,11 +9,24 @@ import java.util.OptionalLong;
 public interface ConsumerSource {
 
     /**
-     * Records or messages waiting for the consumer now; empty when the source cannot say (the broker is away), which
-     * is never taken for a stalled consumer: the outage shows elsewhere (failing sends, the backlog's age).
+     * What waits now; empty when the source cannot say (the broker is away), which is never taken for a stalled
+     * consumer: the outage shows elsewhere (failing sends, the backlog's age).
      */
-    OptionalLong waiting();
+    Optional<Reading> read();
 
     /** What the source is, for the health data and the logs: a topic and group, a queue. Never a credential. */
     String describe();
+
+    /**
+     * @param waiting  records or messages waiting for the consumer
+     * @param finished a count that grows whenever anybody reading for this consumer finishes records there (a Kafka
+     *                 group's committed offsets, summed: another instance of the group counts too), or -1 where the
+     *                 source cannot tell
+     */
+    record Reading(long waiting, long finished) {
+
+        public static Reading waitingOnly(long waiting) {
+            return new Reading(waiting, -1);
+        }
+    }
 }

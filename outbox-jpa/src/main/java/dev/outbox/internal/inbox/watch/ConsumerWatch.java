@@ -2,6 +2,9 @@ package dev.outbox.internal.inbox.watch;
 
 import dev.outbox.internal.config.Settings;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -12,21 +15,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * What this instance knows of its inbox consumers, so one that stops reading is not invisible (issue 19 item 3,
  * R6.1): a stopped consumer looks like a quiet one unless somebody compares it with what waits for it. The
- * consumers' loops report each record they finish ({@link #progressed}); a consumer with a {@link ConsumerSource}
- * also reports what waits for it. The liveness check and the {@code outbox_inbox_waiting} gauge read
- * {@link #states()}; a source is asked at most every {@link #REFRESH}, however often they read.
+ * consumers report each attempt they make on a record ({@link #progressed}); a watched consumer also has a
+ * {@link ConsumerSource} that says what waits for it. One background thread reads every source each
+ * {@link #REFRESH} and keeps the result, so the liveness check and the {@code outbox_inbox_waiting} gauge answer at
+ * once from memory: a probe or a scrape never waits on a broker (a broker that hangs delays only this thread).
  *
- * <p>The stall window is {@code outbox.health.consumer-stall}. It lives in a library jar for the same reason as
- * the publisher's heartbeat: the health checks, the metrics and the consumers sit in different modules of the EAR.
+ * <p>The stall window is {@code outbox.health.consumer-stall} (a very long one, {@code P3650D}, switches the verdict
+ * off in effect; the readings and the gauge stay). It lives in a library jar for the same reason as the publisher's heartbeat: the health
+ * checks, the metrics and the consumers sit in different modules of the EAR.
  */
 @ApplicationScoped
 public class ConsumerWatch {
@@ -34,9 +39,23 @@ public class ConsumerWatch {
     private static final Logger LOG = Logger.getLogger(ConsumerWatch.class.getName());
     static final Duration REFRESH = Duration.ofSeconds(2);
 
+    @Resource(lookup = "java:comp/DefaultManagedThreadFactory")
+    ManagedThreadFactory threads;
+
     private final Map<String, Watched> consumers = new ConcurrentHashMap<>();
     private final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
     private Duration stallWindow;
+    private Thread reader;
+    private volatile boolean stopped;
+
+    /** For CDI, which configures it in {@link #configure()}. */
+    public ConsumerWatch() {
+    }
+
+    /** For tests: no reader thread (no managed thread factory); {@link #readAll()} reads. */
+    ConsumerWatch(Duration stallWindow) {
+        this.stallWindow = stallWindow;
+    }
 
     @PostConstruct
     void configure() {
@@ -45,12 +64,37 @@ public class ConsumerWatch {
         stallWindow = Settings.INBOX_CONSUMER_STALL.duration(name -> config.getOptionalValue(name, String.class));
     }
 
-    /** From now on the consumer's state includes what waits for it at {@code source}. */
+    @PreDestroy
+    synchronized void stop() {
+        stopped = true;
+        if (reader != null) {
+            reader.interrupt();
+        }
+    }
+
+    /**
+     * From now on the consumer's state includes what waits for it at {@code source}. A consumer has one source: a
+     * second call replaces the first (and says so in the log), so give each subscription its own consumer name.
+     */
     public void watch(String consumer, ConsumerSource source) {
-        consumers.computeIfAbsent(consumer, Watched::new).source = source;
+        Watched watched = consumers.computeIfAbsent(consumer, Watched::new);
+        ConsumerSource before = watched.source;
+        watched.source = source;
+        if (before != null && !before.describe().equals(source.describe())) {
+            LOG.warning(() -> "consumer " + consumer + " was watched on " + before.describe() + " and is now watched on "
+                    + source.describe() + " only: give each subscription a consumer name of its own");
+        }
         LOG.info(() -> "consumer " + consumer + " is watched for stalls on " + source.describe() + " (window "
                 + stallWindow + ")");
-        listeners.forEach(listener -> listener.accept(consumer));
+        startReader();
+        for (Consumer<String> listener : listeners) {
+            try {
+                listener.accept(consumer);
+            } catch (RuntimeException e) {
+                // The metrics must never stop a consumer from starting.
+                LOG.log(Level.WARNING, "a consumer watch listener failed for " + consumer, e);
+            }
+        }
     }
 
     /**
@@ -62,9 +106,21 @@ public class ConsumerWatch {
         watched().forEach(listener);
     }
 
-    /** The consumer finished a record (applied, absorbed as a duplicate, or parked). Cheap: called per record. */
+    /**
+     * The consumer made an attempt on a record: applied it, absorbed a duplicate, held it, parked it, or failed and
+     * will retry. Cheap: called per attempt.
+     */
     public void progressed(String consumer) {
         consumers.computeIfAbsent(consumer, Watched::new).progress.progressed(Instant.now());
+    }
+
+    /**
+     * The consumer cannot finish its record because the database is away, and retries until it is back. Counted as
+     * progress: a restart cannot bring the database back, and a liveness DOWN for it would restart every instance
+     * at once while readiness already reports the outage.
+     */
+    public void waitingForDatabase(String consumer) {
+        progressed(consumer);
     }
 
     /** The consumers that have a source, in name order. */
@@ -72,7 +128,7 @@ public class ConsumerWatch {
         return consumers.values().stream().filter(w -> w.source != null).map(w -> w.consumer).sorted().toList();
     }
 
-    /** Every watched consumer's state now, in name order. Asks each source at most every {@link #REFRESH}. */
+    /** Every watched consumer's last reading, in name order; never waits for a source. */
     public List<ConsumerState> states() {
         List<ConsumerState> states = new ArrayList<>();
         for (String consumer : watched()) {
@@ -81,37 +137,74 @@ public class ConsumerWatch {
         return states;
     }
 
+    /** The consumer's last reading; empty before its source was first read. */
     public Optional<ConsumerState> state(String consumer) {
         Watched watched = consumers.get(consumer);
-        if (watched == null || watched.source == null) {
-            return Optional.empty();
-        }
-        return Optional.of(watched.observe(stallWindow));
+        return watched == null ? Optional.empty() : Optional.ofNullable(watched.last);
     }
 
     public Duration stallWindow() {
         return stallWindow;
     }
 
+    /** Reads every source now, one after the other (the reader thread does this each {@link #REFRESH}). */
+    void readAll() {
+        for (Watched watched : consumers.values()) {
+            if (watched.source != null) {
+                watched.read(stallWindow);
+            }
+        }
+    }
+
+    private synchronized void startReader() {
+        if (reader != null || stopped || threads == null) {
+            return;
+        }
+        reader = threads.newThread(() -> {
+            while (!stopped && !Thread.currentThread().isInterrupted()) {
+                try {
+                    readAll();
+                    Thread.sleep(REFRESH.toMillis());
+                } catch (InterruptedException e) {
+                    return; // the application stops
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "reading the consumers' sources failed; trying again", e);
+                }
+            }
+        });
+        reader.setName("outbox-consumer-watch");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
     private static final class Watched {
         final String consumer;
         final ConsumerProgress progress = new ConsumerProgress();
         volatile ConsumerSource source;
-        private Instant readAt;
-        private ConsumerState last;
+        volatile ConsumerState last;
+        private boolean unreadable;
 
         Watched(String consumer) {
             this.consumer = consumer;
         }
 
-        synchronized ConsumerState observe(Duration stallWindow) {
-            Instant now = Instant.now();
-            if (last == null || Duration.between(readAt, now).compareTo(REFRESH) >= 0) {
-                OptionalLong waiting = source.waiting();
-                readAt = Instant.now();
-                last = progress.observe(consumer, source.describe(), waiting, readAt, stallWindow);
+        void read(Duration stallWindow) {
+            ConsumerSource current = source;
+            Optional<ConsumerSource.Reading> reading = current.read();
+            ConsumerState state = progress.observe(consumer, current.describe(), reading, Instant.now(), stallWindow);
+            // A watch that cannot read its source is blind: say so once, and once when it sees again.
+            if (reading.isEmpty() && !unreadable) {
+                LOG.warning(() -> "consumer " + consumer + ": " + current.describe() + " cannot be read now; its stall "
+                        + "window is paused until it can (outbox_inbox_waiting is NaN meanwhile)");
+            } else if (reading.isPresent() && unreadable) {
+                LOG.info(() -> "consumer " + consumer + ": " + current.describe() + " is readable again");
             }
-            return last;
+            unreadable = reading.isEmpty();
+            if (state.stalled() && (last == null || !last.stalled())) {
+                LOG.warning(() -> "consumer " + consumer + " is stalled: " + state.waiting().getAsLong() + " waiting on "
+                        + current.describe() + " and no attempt for " + stallWindow.toSeconds() + " s");
+            }
+            last = state;
         }
     }
 }

@@ -4,7 +4,10 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.OptionalLong;
+
+import dev.outbox.internal.inbox.watch.ConsumerSource.Reading;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -20,7 +23,14 @@ class ConsumerProgressTest {
     private final ConsumerProgress progress = new ConsumerProgress();
 
     private ConsumerState at(long seconds, OptionalLong waiting) {
-        return progress.observe("loyalty", "topic outbox.Order, group loyalty", waiting, T0.plusSeconds(seconds), WINDOW);
+        Optional<Reading> reading = waiting.isPresent() ? Optional.of(Reading.waitingOnly(waiting.getAsLong()))
+                : Optional.empty();
+        return progress.observe("loyalty", "topic outbox.Order, group loyalty", reading, T0.plusSeconds(seconds), WINDOW);
+    }
+
+    private ConsumerState at(long seconds, long waiting, long finishedByTheGroup) {
+        return progress.observe("loyalty", "topic outbox.Order, group loyalty",
+                Optional.of(new Reading(waiting, finishedByTheGroup)), T0.plusSeconds(seconds), WINDOW);
     }
 
     @Test
@@ -49,12 +59,33 @@ class ConsumerProgressTest {
     }
 
     @Test
-    void aSourceThatCannotBeReadNeverMakesAStallAndRestartsTheWindow() {
+    void whileTheSourceCannotBeReadTheWindowIsPausedNeitherRunOutNorRestarted() {
         at(0, OptionalLong.of(5));
-        assertFalse(at(200, OptionalLong.empty()).stalled(), "the broker is away: not the consumer's fault");
-        assertFalse(at(201, OptionalLong.of(5)).stalled(), "after the outage the consumer gets a whole window");
-        assertFalse(at(320, OptionalLong.of(5)).stalled());
-        assertTrue(at(321, OptionalLong.of(5)).stalled(), "a whole window after the broker came back, still nothing");
+        assertFalse(at(100, OptionalLong.empty()).stalled(), "the broker is away: not the consumer's fault");
+        assertFalse(at(400, OptionalLong.empty()).stalled(), "still away, far past the window");
+        assertFalse(at(401, OptionalLong.of(5)).stalled(), "back: 100 s of the window were used before the outage");
+        assertFalse(at(420, OptionalLong.of(5)).stalled(), "119 s of waiting seen");
+        assertTrue(at(421, OptionalLong.of(5)).stalled(), "120 s of waiting seen, outage left out");
+    }
+
+    @Test
+    void aReadFailureNowAndThenDoesNotHideADeadConsumer() {
+        at(0, OptionalLong.of(5));
+        // Readings every 2 s; one in fifteen times out (the admin client's 3 s), each pausing the window until the next.
+        for (long s = 2; s <= 126; s += 2) {
+            at(s, s % 30 == 0 ? OptionalLong.empty() : OptionalLong.of(5));
+        }
+        assertTrue(at(128, OptionalLong.of(5)).stalled(), "8 s paused in all: the window ran out all the same");
+    }
+
+    @Test
+    void anInstanceWhoseGroupFinishesRecordsElsewhereIsNotStalled() {
+        // Another instance of the group holds every partition and works through a backlog: this one finishes nothing.
+        for (long s = 0; s <= 600; s += 30) {
+            assertFalse(at(s, 5_000 - s, 1_000 + s).stalled(), "the group committed further at " + s + " s");
+        }
+        assertFalse(at(700, 4_400, 1_600).stalled(), "the group stopped: a new window starts");
+        assertTrue(at(820, 4_400, 1_600).stalled(), "a whole window without the group's offsets moving");
     }
 
     @Test

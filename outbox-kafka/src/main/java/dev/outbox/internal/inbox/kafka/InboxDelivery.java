@@ -6,6 +6,7 @@ import dev.outbox.kafka.KafkaInbox;
 import dev.outbox.Inbox;
 import dev.outbox.internal.failure.Causes;
 import dev.outbox.internal.inbox.InboxAttempt;
+import dev.outbox.internal.inbox.watch.ConsumerWatch;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -31,6 +32,9 @@ public class InboxDelivery {
     @Inject
     InboxAttempt attempt;
 
+    @Inject
+    ConsumerWatch watch;
+
     private int maxAttempts;
 
     @PostConstruct
@@ -51,9 +55,11 @@ public class InboxDelivery {
             try {
                 receipt = attempt.attempt(consumer, event, position, () -> change.accept(event));
             } catch (Exception e) {
+                watch.progressed(consumer); // a failed attempt is an attempt: the consumer is alive (ConsumerWatch)
                 if (Causes.isDatabaseOutage(e)) {
                     LOG.warning(() -> "consumer " + consumer + " cannot reach its database for " + event.describe()
                             + " (" + e.getClass().getName() + "); retrying until it is back");
+                    watch.waitingForDatabase(consumer);
                     pause(MAX_PAUSE_MS);
                     continue;
                 }
@@ -69,6 +75,7 @@ public class InboxDelivery {
                 pause(Math.min(MAX_PAUSE_MS, 200L << Math.min(attemptNumber, 10)));
                 continue;
             }
+            watch.progressed(consumer);
             if (receipt != Inbox.Receipt.HELD) {
                 return;
             }

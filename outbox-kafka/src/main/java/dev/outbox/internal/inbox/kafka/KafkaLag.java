@@ -8,6 +8,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -15,19 +16,23 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.TreeMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * A Kafka consumer group's lag on one topic, as a {@link ConsumerSource}: the records between the group's committed
- * offsets and the ends of the topic's partitions (a partition without a committed offset counts from its start, as
- * {@code auto.offset.reset=earliest} reads it). It reads through one admin client per cluster, opened on first use,
- * and gives up after {@link #TIMEOUT_MS}: a broker that does not answer is "cannot say", never a stall.
+ * offsets and the ends of the topic's partitions. A partition the group never committed on counts from its start
+ * where the consumer reads from the start ({@code auto.offset.reset=earliest}), else as nothing waiting (with
+ * {@code latest} the consumer would skip those records, and an idle group would look stalled forever). It reads
+ * through one admin client per cluster and client settings, opened on first use, and gives up after
+ * {@link #TIMEOUT_MS}: a broker that does not answer is "cannot say", never a stall.
  */
 @ApplicationScoped
 public class KafkaLag {
@@ -35,29 +40,42 @@ public class KafkaLag {
     private static final Logger LOG = Logger.getLogger(KafkaLag.class.getName());
     static final long TIMEOUT_MS = 3_000;
 
-    private final Map<String, Admin> admins = new ConcurrentHashMap<>();
+    private static final AtomicInteger CLIENTS = new AtomicInteger();
 
-    /** {@code clientProperties}: the security settings the consumers use; those an admin client does not know are left out. */
+    private final Map<Map<String, Object>, Admin> admins = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /**
+     * @param clientProperties the consumer's own settings (security, {@code auto.offset.reset}); those an admin
+     *                         client does not know are left out of its admin client
+     */
     public ConsumerSource of(String bootstrapServers, Map<String, ?> clientProperties, String group, String topic) {
-        return new Lag(bootstrapServers, clientProperties, group, topic);
+        Map<String, Object> admin = new TreeMap<>();
+        clientProperties.forEach((name, value) -> {
+            if (AdminClientConfig.configNames().contains(name)) {
+                admin.put(name, value);
+            }
+        });
+        admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        boolean fromStart = "earliest".equals(String.valueOf(clientProperties.get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG)));
+        return new Lag(Map.copyOf(admin), fromStart, group, topic);
     }
 
     @PreDestroy
-    void close() {
+    synchronized void close() {
+        closed = true;
         admins.values().forEach(admin -> admin.close(java.time.Duration.ofSeconds(2)));
         admins.clear();
     }
 
-    private Admin admin(String bootstrapServers, Map<String, ?> clientProperties) {
-        return admins.computeIfAbsent(bootstrapServers, servers -> {
-            Map<String, Object> properties = new HashMap<>();
-            clientProperties.forEach((name, value) -> {
-                if (AdminClientConfig.configNames().contains(name)) {
-                    properties.put(name, value);
-                }
-            });
-            properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
-            properties.put(AdminClientConfig.CLIENT_ID_CONFIG, "outbox-consumer-watch");
+    private synchronized Admin admin(Map<String, Object> settings) {
+        if (closed) {
+            throw new IllegalStateException("the application is stopping");
+        }
+        return admins.computeIfAbsent(settings, given -> {
+            Map<String, Object> properties = new HashMap<>(given);
+            // One id per admin client: two clusters, or two applications in one JVM, must not share an MBean.
+            properties.put(AdminClientConfig.CLIENT_ID_CONFIG, "outbox-consumer-watch-" + CLIENTS.incrementAndGet());
             properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
             properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
             return Admin.create(properties);
@@ -65,23 +83,23 @@ public class KafkaLag {
     }
 
     private final class Lag implements ConsumerSource {
-        private final String bootstrapServers;
-        private final Map<String, ?> clientProperties;
+        private final Map<String, Object> adminSettings;
+        private final boolean fromStart;
         private final String group;
         private final String topic;
 
-        Lag(String bootstrapServers, Map<String, ?> clientProperties, String group, String topic) {
-            this.bootstrapServers = bootstrapServers;
-            this.clientProperties = Map.copyOf(clientProperties);
+        Lag(Map<String, Object> adminSettings, boolean fromStart, String group, String topic) {
+            this.adminSettings = adminSettings;
+            this.fromStart = fromStart;
             this.group = group;
             this.topic = topic;
         }
 
         @Override
-        public OptionalLong waiting() {
+        public Optional<Reading> read() {
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
             try {
-                Admin admin = admin(bootstrapServers, clientProperties);
+                Admin admin = admin(adminSettings);
                 TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
                         .get(left(deadline), TimeUnit.NANOSECONDS).get(topic);
                 Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
@@ -91,7 +109,7 @@ public class KafkaLag {
                 description.partitions().forEach(p -> {
                     TopicPartition partition = new TopicPartition(topic, p.partition());
                     ends.put(partition, OffsetSpec.latest());
-                    if (committed.get(partition) == null) {
+                    if (committed.get(partition) == null && fromStart) {
                         starts.put(partition, OffsetSpec.earliest());
                     }
                 });
@@ -100,28 +118,34 @@ public class KafkaLag {
                 Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> start = starts.isEmpty() ? Map.of()
                         : admin.listOffsets(starts).all().get(left(deadline), TimeUnit.NANOSECONDS);
                 long lag = 0;
+                long finished = 0;
                 for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> e : end.entrySet()) {
                     OffsetAndMetadata done = committed.get(e.getKey());
+                    if (done == null && !fromStart) {
+                        continue; // read from the end when it starts: nothing here waits for it
+                    }
                     long from = done != null ? done.offset() : start.get(e.getKey()).offset();
                     lag += Math.max(0, e.getValue().offset() - from);
+                    finished += done != null ? done.offset() : 0;
                 }
-                return OptionalLong.of(lag);
+                // The whole group's commits: records another instance finished count as progress (ConsumerProgress).
+                return Optional.of(new Reading(lag, finished));
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                    return OptionalLong.of(0); // nothing was ever published to it: nothing waits
+                    return Optional.of(Reading.waitingOnly(0)); // nothing was ever published to it: nothing waits
                 }
                 return cannotSay(e.getCause());
             } catch (TimeoutException | RuntimeException e) {
                 return cannotSay(e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return OptionalLong.empty();
+                return Optional.empty();
             }
         }
 
-        private OptionalLong cannotSay(Throwable why) {
+        private Optional<Reading> cannotSay(Throwable why) {
             LOG.log(Level.FINE, "lag of group " + group + " on " + topic + " unknown now", why);
-            return OptionalLong.empty();
+            return Optional.empty();
         }
 
         private long left(long deadline) {
