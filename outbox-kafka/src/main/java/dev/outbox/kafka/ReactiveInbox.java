@@ -3,7 +3,6 @@ package dev.outbox.kafka;
 import dev.outbox.InboxedEvent;
 import dev.outbox.internal.inbox.kafka.DeadLetters;
 import dev.outbox.internal.config.InvalidSettingException;
-import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.inbox.kafka.InboxDelivery;
 import dev.outbox.internal.inbox.kafka.KafkaLag;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
@@ -80,9 +79,9 @@ public class ReactiveInbox {
         Config config = ConfigProvider.getConfig();
         Function<String, Optional<String>> source = name -> config.getOptionalValue(name, String.class);
         String prefix = "mp.messaging.incoming." + channel + ".";
-        // The channel's client settings as its connector sees them: the outbox's consumer settings, the connector's
-        // defaults, the channel's own (security, auto.offset.reset), each over the one before.
-        Map<String, String> client = new HashMap<>(Settings.KAFKA_CONSUMER.properties(source, config.getPropertyNames()));
+        // The channel's client settings as its connector sees them: the connector's defaults, then the channel's own
+        // (security, auto.offset.reset). Not outbox.kafka.consumer.*: those are KafkaInbox's, which no channel reads.
+        Map<String, String> client = new HashMap<>();
         source.apply(prefix + "connector").ifPresent(connector ->
                 client.putAll(under("mp.messaging.connector." + connector + ".", config)));
         client.putAll(under(prefix, config));

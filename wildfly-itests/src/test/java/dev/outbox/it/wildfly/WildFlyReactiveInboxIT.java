@@ -96,11 +96,15 @@ class WildFlyReactiveInboxIT {
             }
         }
         String mine = "order_id IN ('" + String.join("','", orders) + "')";
-        ConsumerHealth.Outcome loyalty = ConsumerHealth.resumesOrIsNamedStalled(management, "loyalty",
-                () -> db.count("loyalty_points", mine) == 3, Duration.ofSeconds(90));
-        System.out.println("WildFly, kafka outage, then: loyalty (Reactive Messaging) " + loyalty);
-        // SmallRye's connector reconnects by itself (the runbook says so): on WildFly a named stall is a failure.
-        assertTrue(loyalty.resumed(), "loyalty did not resume after the outage: " + loyalty.health().raw());
+        // SmallRye's connector reconnects by itself (the runbook says so): the effects arrive without a restart. The
+        // test's stall window (10 s) is shorter than its reconnect can take, so a name on the way is no failure here.
+        long start = System.nanoTime();
+        await(Duration.ofSeconds(90), "loyalty applied the three records written after the outage",
+                () -> db.count("loyalty_points", mine), n -> n == 3);
+        await(Duration.ofSeconds(30), "loyalty caught up, nothing waiting, not named",
+                () -> ConsumerHealth.read(management), h -> h.waiting("loyalty") == 0 && !h.stalled("loyalty"));
+        System.out.printf("WildFly, kafka outage, then: loyalty (Reactive Messaging) resumed after %d ms%n",
+                (System.nanoTime() - start) / 1_000_000);
         ConsumerHealth after = await(Duration.ofSeconds(30), "shipping and invoicing readable and not stalled",
                 () -> ConsumerHealth.read(management), h -> h.waiting("shipping") >= 0 && h.waiting("invoicing") >= 0);
         assertTrue(!after.stalled("shipping") && !after.stalled("invoicing"), after.raw());

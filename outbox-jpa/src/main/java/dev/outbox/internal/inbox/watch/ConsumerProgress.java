@@ -27,10 +27,12 @@ final class ConsumerProgress {
     private Instant waitingSince;
     private Instant pausedAt;
     private long lastFinished = -1;
+    private boolean stalled;
 
     synchronized void progressed(Instant now) {
         lastProgress = now;
         waitingSince = null;
+        stalled = false;
     }
 
     synchronized ConsumerState observe(String consumer, String source, Optional<ConsumerSource.Reading> reading,
@@ -40,7 +42,8 @@ final class ConsumerProgress {
             if (pausedAt == null) {
                 pausedAt = now;
             }
-            return new ConsumerState(consumer, source, OptionalLong.empty(), since, false);
+            // Paused: an unreadable source makes no new stall, and does not clear one the window already earned.
+            return new ConsumerState(consumer, source, OptionalLong.empty(), since, stalled);
         }
         if (pausedAt != null) {
             if (waitingSince != null) {
@@ -61,7 +64,7 @@ final class ConsumerProgress {
         } else if (waitingSince == null) {
             waitingSince = now;
         }
-        boolean stalled = waitingSince != null && Duration.between(waitingSince, now).compareTo(stallWindow) >= 0;
+        stalled = waitingSince != null && Duration.between(waitingSince, now).compareTo(stallWindow) >= 0;
         return new ConsumerState(consumer, source, OptionalLong.of(waiting), since, stalled);
     }
 }

@@ -38,6 +38,7 @@ public class ConsumerWatch {
 
     private static final Logger LOG = Logger.getLogger(ConsumerWatch.class.getName());
     static final Duration REFRESH = Duration.ofSeconds(2);
+    static final Duration STALE = Duration.ofSeconds(30);
 
     @Resource(lookup = "java:comp/DefaultManagedThreadFactory")
     ManagedThreadFactory threads;
@@ -87,14 +88,7 @@ public class ConsumerWatch {
         LOG.info(() -> "consumer " + consumer + " is watched for stalls on " + source.describe() + " (window "
                 + stallWindow + ")");
         startReader();
-        for (Consumer<String> listener : listeners) {
-            try {
-                listener.accept(consumer);
-            } catch (RuntimeException e) {
-                // The metrics must never stop a consumer from starting.
-                LOG.log(Level.WARNING, "a consumer watch listener failed for " + consumer, e);
-            }
-        }
+        listeners.forEach(listener -> tell(listener, consumer));
     }
 
     /**
@@ -103,7 +97,16 @@ public class ConsumerWatch {
      */
     public void onWatched(Consumer<String> listener) {
         listeners.add(listener);
-        watched().forEach(listener);
+        watched().forEach(consumer -> tell(listener, consumer));
+    }
+
+    private static void tell(Consumer<String> listener, String consumer) {
+        try {
+            listener.accept(consumer);
+        } catch (RuntimeException e) {
+            // The metrics must never stop a consumer, or the metrics themselves, from starting.
+            LOG.log(Level.WARNING, "a consumer watch listener failed for " + consumer, e);
+        }
     }
 
     /**
@@ -137,10 +140,21 @@ public class ConsumerWatch {
         return states;
     }
 
-    /** The consumer's last reading; empty before its source was first read. */
+    /**
+     * The consumer's last reading; empty before its source was first read. A reading older than {@link #STALE} (the
+     * reader hangs on a source) is served as "cannot say": never a verdict on data that old.
+     */
     public Optional<ConsumerState> state(String consumer) {
         Watched watched = consumers.get(consumer);
-        return watched == null ? Optional.empty() : Optional.ofNullable(watched.last);
+        if (watched == null || watched.last == null) {
+            return Optional.empty();
+        }
+        ConsumerState last = watched.last;
+        if (Duration.between(watched.readAt, Instant.now()).compareTo(STALE) > 0) {
+            return Optional.of(new ConsumerState(last.consumer(), last.source(), java.util.OptionalLong.empty(),
+                    last.sinceProgress(), false));
+        }
+        return Optional.of(last);
     }
 
     public Duration stallWindow() {
@@ -151,7 +165,12 @@ public class ConsumerWatch {
     void readAll() {
         for (Watched watched : consumers.values()) {
             if (watched.source != null) {
-                watched.read(stallWindow);
+                try {
+                    watched.read(stallWindow);
+                } catch (RuntimeException | LinkageError e) {
+                    // One broken source must not blind the others; its state goes stale and reads "cannot say".
+                    LOG.log(Level.WARNING, "reading " + watched.consumer + "'s source failed", e);
+                }
             }
         }
     }
@@ -162,13 +181,11 @@ public class ConsumerWatch {
         }
         reader = threads.newThread(() -> {
             while (!stopped && !Thread.currentThread().isInterrupted()) {
+                readAll();
                 try {
-                    readAll();
                     Thread.sleep(REFRESH.toMillis());
                 } catch (InterruptedException e) {
                     return; // the application stops
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "reading the consumers' sources failed; trying again", e);
                 }
             }
         });
@@ -182,6 +199,7 @@ public class ConsumerWatch {
         final ConsumerProgress progress = new ConsumerProgress();
         volatile ConsumerSource source;
         volatile ConsumerState last;
+        volatile Instant readAt;
         private boolean unreadable;
 
         Watched(String consumer) {
@@ -204,6 +222,7 @@ public class ConsumerWatch {
                 LOG.warning(() -> "consumer " + consumer + " is stalled: " + state.waiting().getAsLong() + " waiting on "
                         + current.describe() + " and no attempt for " + stallWindow.toSeconds() + " s");
             }
+            readAt = Instant.now();
             last = state;
         }
     }

@@ -89,6 +89,14 @@ class ConsumerProgressTest {
     }
 
     @Test
+    void anUnreadableSourceDoesNotClearAStallTheWindowAlreadyEarned() {
+        at(0, OptionalLong.of(5));
+        assertTrue(at(120, OptionalLong.of(5)).stalled());
+        assertTrue(at(122, OptionalLong.empty()).stalled(), "one failed read must not make liveness flicker UP");
+        assertTrue(at(124, OptionalLong.of(5)).stalled());
+    }
+
+    @Test
     void progressEndsAStall() {
         at(0, OptionalLong.of(5));
         assertTrue(at(130, OptionalLong.of(5)).stalled());

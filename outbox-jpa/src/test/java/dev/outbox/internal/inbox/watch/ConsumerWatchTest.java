@@ -44,6 +44,17 @@ class ConsumerWatchTest {
     }
 
     @Test
+    void aSourceThatThrowsDoesNotBlindTheOthers() {
+        watch.watch("broken", source("a third-party source", () -> {
+            throw new IllegalStateException("bug");
+        }));
+        watch.watch("shipping", source("queue q", () -> Optional.of(ConsumerSource.Reading.waitingOnly(3))));
+        watch.readAll();
+        assertEquals(3, watch.state("shipping").orElseThrow().waiting().getAsLong());
+        assertTrue(watch.state("broken").isEmpty(), "never read: no state");
+    }
+
+    @Test
     void aListenerHearsTheConsumersWatchedBeforeIt() {
         watch.watch("loyalty", source("topic t as group loyalty", Optional::empty));
         List<String> heard = new ArrayList<>();

@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.UUID;
 import java.util.TreeMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -39,8 +39,6 @@ public class KafkaLag {
 
     private static final Logger LOG = Logger.getLogger(KafkaLag.class.getName());
     static final long TIMEOUT_MS = 3_000;
-
-    private static final AtomicInteger CLIENTS = new AtomicInteger();
 
     private final Map<Map<String, Object>, Admin> admins = new ConcurrentHashMap<>();
     private volatile boolean closed;
@@ -75,7 +73,7 @@ public class KafkaLag {
         return admins.computeIfAbsent(settings, given -> {
             Map<String, Object> properties = new HashMap<>(given);
             // One id per admin client: two clusters, or two applications in one JVM, must not share an MBean.
-            properties.put(AdminClientConfig.CLIENT_ID_CONFIG, "outbox-consumer-watch-" + CLIENTS.incrementAndGet());
+            properties.put(AdminClientConfig.CLIENT_ID_CONFIG, "outbox-consumer-watch-" + UUID.randomUUID());
             properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
             properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT_MS);
             return Admin.create(properties);
@@ -109,14 +107,12 @@ public class KafkaLag {
                 description.partitions().forEach(p -> {
                     TopicPartition partition = new TopicPartition(topic, p.partition());
                     ends.put(partition, OffsetSpec.latest());
-                    if (committed.get(partition) == null && fromStart) {
-                        starts.put(partition, OffsetSpec.earliest());
-                    }
+                    starts.put(partition, OffsetSpec.earliest());
                 });
                 Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> end = admin.listOffsets(ends).all()
                         .get(left(deadline), TimeUnit.NANOSECONDS);
-                Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> start = starts.isEmpty() ? Map.of()
-                        : admin.listOffsets(starts).all().get(left(deadline), TimeUnit.NANOSECONDS);
+                Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> start = admin.listOffsets(starts).all()
+                        .get(left(deadline), TimeUnit.NANOSECONDS);
                 long lag = 0;
                 long finished = 0;
                 for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> e : end.entrySet()) {
@@ -124,7 +120,9 @@ public class KafkaLag {
                     if (done == null && !fromStart) {
                         continue; // read from the end when it starts: nothing here waits for it
                     }
-                    long from = done != null ? done.offset() : start.get(e.getKey()).offset();
+                    // A commit below the log's start (retention deleted what was never read) waits for nothing there.
+                    long first = start.get(e.getKey()).offset();
+                    long from = done == null ? first : Math.max(done.offset(), first);
                     lag += Math.max(0, e.getValue().offset() - from);
                     finished += done != null ? done.offset() : 0;
                 }
