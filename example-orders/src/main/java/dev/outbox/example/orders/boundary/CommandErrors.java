@@ -118,6 +118,14 @@ public final class CommandErrors {
     }
 
     @Provider
+    public static class CommitFailed implements ExceptionMapper<dev.outbox.CommitFailedException> {
+        @Override
+        public Response toResponse(dev.outbox.CommitFailedException e) {
+            return databaseFailure(e);
+        }
+    }
+
+    @Provider
     public static class OutboxWriteFailure implements ExceptionMapper<OutboxWriteException> {
         @Override
         public Response toResponse(OutboxWriteException e) {
