@@ -91,7 +91,7 @@ class OutboxBenchmarkIT {
 
     private static Target postgresql() {
         ExampleService service = CrashServer.service();
-        return new Target(BenchDatabase.POSTGRESQL, CrashServer.process(service), service, CrashServer.database(),
+        return new Target(BenchDatabase.POSTGRESQL, CrashServer.process(service).measured(), service, CrashServer.database(),
                 CrashServer.jdbcUrl(), Settings.required("it.crash.base.url"));
     }
 
@@ -100,7 +100,7 @@ class OutboxBenchmarkIT {
         ExampleService service = new ExampleService(baseUrl);
         String jdbc = Settings.required("it.bench.mariadb.jdbc.url");
         return new Target(BenchDatabase.MARIADB, new LibertyProcess(Path.of(Settings.required("it.wlp")),
-                Settings.required("it.bench.mariadb.server"), service), service,
+                Settings.required("it.bench.mariadb.server"), service).measured(), service,
                 new OutboxDatabase(jdbc, "outbox", "outbox"), jdbc, baseUrl);
     }
 

@@ -50,12 +50,14 @@ public class KafkaTransport implements Transport {
     private KafkaSettings settings;
     private KafkaTopics topics;
     private volatile Producer<String, String> producer;
+    private TopicDurability durability;
 
     @PostConstruct
     void configure() {
         Config config = ConfigProvider.getConfig();
         settings = KafkaSettings.read(name -> config.getOptionalValue(name, String.class), config.getPropertyNames());
         topics = new KafkaTopics(name -> config.getOptionalValue(name, String.class));
+        durability = new TopicDurability(settings);
     }
 
     @Override
@@ -65,6 +67,7 @@ public class KafkaTransport implements Transport {
 
     @PreDestroy
     void close() {
+        durability.close();
         Producer<String, String> open = producer;
         if (open != null) {
             open.close(Duration.ofSeconds(5));
@@ -95,23 +98,28 @@ public class KafkaTransport implements Transport {
                     .toList();
         }
         List<Future<RecordMetadata>> acks = new ArrayList<>(events.size());
+        List<String> destinations = new ArrayList<>(events.size());
         List<SendResult> refused = new ArrayList<>(events.size());
         SendResult unreachable = null;
         for (OutboundEvent event : events) {
             if (unreachable != null) {
                 // Each further send would block max-block-ms again: the rest of the batch waits for the next run.
+                destinations.add(null);
                 acks.add(null);
                 refused.add(unreachable);
                 continue;
             }
             if (deadline.passed()) {
                 // R4.3: an earlier transport of the route took the lease's time; nothing more goes out under it.
+                destinations.add(null);
                 acks.add(null);
                 refused.add(deadline.missed());
                 continue;
             }
+            String topic = topics.topicFor(event.event());
+            destinations.add(topic);
             try {
-                Future<RecordMetadata> ack = kafka.send(recordOf(event, topics.topicFor(event.event())));
+                Future<RecordMetadata> ack = kafka.send(recordOf(event, topic));
                 acks.add(ack);
                 refused.add(ack.isDone() ? refusal(ack) : null);
             } catch (RuntimeException e) {
@@ -138,7 +146,12 @@ public class KafkaTransport implements Transport {
         long acksBy = System.nanoTime() + settings.sendTimeout().plus(ACK_GRACE).toNanos();
         List<SendResult> results = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {
-            results.add(refused.get(i) != null ? refused.get(i) : await(acks.get(i), acksBy));
+            SendResult result = refused.get(i) != null ? refused.get(i) : await(acks.get(i), acksBy);
+            if (result instanceof SendResult.Delivered) {
+                // R4.7: an ack is only as durable as the topic's replicas; said once per topic, off the send path.
+                durability.checkOnce(destinations.get(i));
+            }
+            results.add(result);
         }
         return results;
     }

@@ -1,0 +1,265 @@
+package dev.outbox.it.kafka;
+
+import dev.outbox.internal.persistence.RecordedRow;
+import dev.outbox.it.support.ConsumerHealth;
+import dev.outbox.it.support.CrashServer;
+import dev.outbox.it.support.ExampleService;
+import dev.outbox.it.support.KafkaCluster;
+import dev.outbox.it.support.KafkaTopic;
+import dev.outbox.it.support.LibertyProcess;
+import dev.outbox.it.support.OutboxDatabase;
+import dev.outbox.it.support.Settings;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+import static dev.outbox.it.support.Eventually.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The outbox on a replicated Kafka cluster (three KRaft brokers, the topic replicated three times,
+ * {@code min.insync.replicas=2}) when a broker dies mid-flight, on a real Liberty server and PostgreSQL: the
+ * publisher's idempotent {@code acks=all} producer (R4.7) must lose nothing and keep each aggregate's order (R9.1)
+ * when the leader of a hot aggregate's partition is SIGKILLed mid-drain, and the inbox consumers (KafkaInbox:
+ * invoicing; Reactive Messaging: loyalty) must apply each event once (R5.1, R5.5) and go on by themselves when the
+ * broker that coordinates their group dies while they apply. The scenario is ordered: the second test runs on the
+ * cluster the first one healed.
+ */
+@EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class KafkaClusterIT {
+
+    private static final String TOPIC = "cluster.Order";
+    private static final Duration DRAIN = Duration.ofSeconds(180);
+    private static final ExampleService SERVICE = CrashServer.service();
+    private static final LibertyProcess SERVER = CrashServer.process(SERVICE);
+    private static final OutboxDatabase DB = CrashServer.database();
+    private static final KafkaCluster CLUSTER = new KafkaCluster(Path.of(Settings.required("it.kafka.cluster.dir")),
+            Integer.parseInt(Settings.required("it.kafka.cluster.port")));
+
+    @BeforeAll
+    static void startTheCluster() throws Exception {
+        CLUSTER.fresh();
+        CLUSTER.createTopic(TOPIC, 3);
+        CLUSTER.createTopic(TOPIC + ".dead-letter", 3);
+        // One start with the publisher off installs the schema (the suites share the database in any order)
+        Map<String, String> idle = route();
+        idle.put("outbox.publisher.enabled", "false");
+        SERVER.use(idle);
+        SERVER.start();
+        SERVER.stop();
+        SERVER.use(route());
+    }
+
+    @AfterAll
+    static void stopEverything() throws Exception {
+        try {
+            SERVER.stop();
+            SERVER.kill();
+            SERVER.use(Map.of());
+        } finally {
+            CLUSTER.close();
+        }
+    }
+
+    /** Every type to the cluster with the outbox's default producer settings; both Kafka consumers read it. */
+    private static Map<String, String> route() {
+        Map<String, String> route = new LinkedHashMap<>();
+        route.put("outbox.publisher.transport", "kafka");
+        route.put("outbox.kafka.bootstrap-servers", CLUSTER.bootstrapServers());
+        route.put("outbox.kafka.topic", "cluster.{aggregateType}");
+        // The default lease (crash.xml shortens it for the crash windows, below what a default Kafka send may take)
+        route.put("outbox.publisher.lease-ms", "30000");
+        // Smaller batches than the default 500, so the drain is still running when the leader dies
+        route.put("outbox.publisher.batch-size", "100");
+        route.put("example.kafka.enabled", "true");
+        route.put("example.invoicing.topic", TOPIC);
+        route.put("example.invoicing.group", "invoicing-cluster");
+        route.put("mp.messaging.incoming.order-events.topic", TOPIC);
+        route.put("mp.messaging.incoming.order-events.group.id", "loyalty-cluster");
+        return route;
+    }
+
+    @Test
+    @Order(1)
+    void theLeaderOfAHotAggregatesPartitionKilledMidDrainLosesNothingAndKeepsEachAggregatesOrder() throws Exception {
+        String tag = tag("kd");
+        String hot = tag + "-hot";
+        int hotVersions = 2_000;
+        int orders = 3_000;
+        int backlog = hotVersions + 2 * orders;
+        insertBacklog(tag, hot, hotVersions, orders);
+        String mine = "aggregate_id LIKE '" + tag + "-%'";
+        int leader = CLUSTER.leaderOfKey(TOPIC, hot);
+
+        SERVER.launch();
+        long delivered = await(DRAIN, "the drain under way", () -> delivered(mine), n -> n >= backlog / 20);
+        CLUSTER.kill(leader);
+        long killedAt = System.nanoTime();
+        assertTrue(delivered < backlog, "the leader died mid-drain (" + delivered + " of " + backlog + " delivered)");
+        Progress drain = Progress.watch(() -> delivered(mine), backlog, DRAIN);
+        System.out.printf("kafka cluster: leader %d of the hot aggregate's partition SIGKILLed with %d of %d events"
+                + " delivered; longest pause in the drain after it %d ms; drained %d ms after the kill%n", leader,
+                delivered, backlog, drain.longestPauseMillis(), (drain.doneAt() - killedAt) / 1_000_000);
+
+        assertEquals(0, DB.count("outbox_event", mine + " AND state = 'PARKED'"), "a broker failover parks nothing");
+        assertEveryEffectOnce(tag, hot, hotVersions, orders);
+        // What the cluster really holds after the failover: every event at least once (acks=all, R4.7).
+        List<String> onTopic = KafkaTopic.records(CLUSTER.bootstrapServers(), TOPIC, Duration.ofSeconds(3)).stream()
+                .filter(r -> r.key() != null && r.key().startsWith(tag)).map(r -> KafkaTopic.header(r, "outboxEventId"))
+                .toList();
+        assertEquals(backlog, onTopic.stream().distinct().count(), "every event of the backlog is on the topic");
+        System.out.printf("kafka cluster: %d records on the topic for %d events, %d events needed a second send%n",
+                onTopic.size(), backlog, DB.count("outbox_event", mine + " AND attempts > 1"));
+    }
+
+    @Test
+    @Order(2)
+    void theBrokerCoordinatingTheConsumersKilledWhileTheyApplyLosesNoEffectAndAppliesNoneTwice() throws Exception {
+        CLUSTER.startMissing();
+        String tag = tag("kc");
+        String hot = tag + "-hot";
+        int hotVersions = 500;
+        int orders = 1_500;
+        int backlog = hotVersions + 2 * orders;
+        int coordinator = CLUSTER.coordinatorOf("invoicing-cluster");
+        insertBacklog(tag, hot, hotVersions, orders);
+        String applied = "order_id LIKE '" + tag + "-%'";
+        long before = await(DRAIN, "invoicing applying the new backlog", () -> DB.count("invoice_entry", applied),
+                n -> n >= backlog / 20);
+        CLUSTER.kill(coordinator);
+        assertTrue(before < backlog, "the coordinator died while invoicing applied (" + before + " of " + backlog + ")");
+        System.out.printf("kafka cluster: node %d (coordinator of invoicing-cluster) SIGKILLed with %d of %d events"
+                + " applied by invoicing%n", coordinator, before, backlog);
+        assertEveryEffectOnce(tag, hot, hotVersions, orders);
+        CLUSTER.startMissing();
+    }
+
+    /**
+     * A hot aggregate (one order and {@code hotVersions - 1} notes, strictly ordered) and {@code orders} placed and
+     * paid orders, as rows the recorder writes, in one transaction: committed before the drain, so the kill lands
+     * in a drain of known size.
+     */
+    private static void insertBacklog(String tag, String hot, int hotVersions, int orders) {
+        DB.using(c -> {
+            c.setAutoCommit(false);
+            RecordedRow.pending("Order", hot, 1, "OrderPlaced").withPayload(placed(hot)).insert(c);
+            for (int v = 2; v <= hotVersions; v++) {
+                RecordedRow.pending("Order", hot, v, "OrderNoted")
+                        .withPayload("{\"orderId\":\"" + hot + "\",\"note\":\"n" + v + "\"}").insert(c);
+            }
+            for (int o = 0; o < orders; o++) {
+                String order = tag + "-" + o;
+                RecordedRow.pending("Order", order, 1, "OrderPlaced").withPayload(placed(order)).insert(c);
+                RecordedRow.pending("Order", order, 2, "OrderPaid").withPayload(placed(order)).insert(c);
+            }
+            c.commit();
+            return null;
+        });
+    }
+
+    /** A prefix for one test's orders: their ids must fit the example's 36 characters. */
+    private static String tag(String test) {
+        return test + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private static String placed(String order) {
+        return "{\"orderId\":\"" + order + "\",\"customerId\":\"cluster\",\"amount\":2}";
+    }
+
+    private static long delivered(String mine) {
+        return DB.count("outbox_event", mine + " AND state = 'DELIVERED'");
+    }
+
+    /** Both consumers applied every event exactly once, each aggregate's versions in order, by themselves. */
+    private static void assertEveryEffectOnce(String tag, String hot, int hotVersions, int orders) {
+        int events = hotVersions + 2 * orders;
+        String mine = "aggregate_id LIKE '" + tag + "-%'";
+        String applied = "order_id LIKE '" + tag + "-%'";
+        await(DRAIN, "every event delivered", () -> delivered(mine), n -> n == events);
+        await(DRAIN, "invoicing applied every event", () -> DB.count("invoice_entry", applied), n -> n == events);
+        List<List<Object>> outOfOrder = DB.rows("SELECT order_id, version, previous_version FROM invoice_entry WHERE "
+                + applied + " AND NOT ((version = 1 AND previous_version IS NULL) OR previous_version = version - 1)");
+        assertEquals(List.of(), outOfOrder, () -> "entries applied out of order or after a gap (order, version,"
+                + " previous); " + whereTheOrderBroke(hot));
+        assertEquals(hotVersions, DB.rows("SELECT DISTINCT version FROM invoice_entry WHERE order_id = ?", hot).size(),
+                "every version of the hot aggregate applied once");
+        assertEquals(orders, DB.count("invoice", applied + " AND status = 'SETTLED'"), "each order settled once");
+        ConsumerHealth.Outcome loyalty = ConsumerHealth.resumesOrIsNamedStalled(SERVICE, "loyalty",
+                () -> DB.count("processed_event", "consumer = 'loyalty' AND " + mine) == events, DRAIN);
+        assertTrue(loyalty.resumed(), "loyalty (Reactive Messaging) went on by itself after the broker died: " + loyalty);
+        assertEquals(orders, DB.count("loyalty_points", applied), "one loyalty award per paid order");
+        Map<String, Long> duplicates = DB.rows("SELECT consumer, COALESCE(SUM(duplicates), 0) FROM processed_event"
+                + " WHERE " + mine + " GROUP BY consumer").stream()
+                .collect(Collectors.toMap(r -> (String) r.get(0), r -> ((Number) r.get(1)).longValue()));
+        System.out.println("kafka cluster: duplicates absorbed by the inbox per consumer " + duplicates);
+    }
+
+    /** What the table and the topic say about the hot aggregate's order, for a failure message. */
+    private static String whereTheOrderBroke(String hot) {
+        List<List<Object>> inverted = DB.rows("SELECT a.aggregate_version, a.broker_offset, b.broker_offset, a.attempts,"
+                + " b.attempts, b.last_error_class FROM outbox_event a JOIN outbox_event b ON b.aggregate_id = a.aggregate_id"
+                + " AND b.aggregate_version = a.aggregate_version + 1 WHERE a.aggregate_id = ? AND b.broker_offset"
+                + " < a.broker_offset", hot);
+        List<List<Object>> retried = DB.rows("SELECT aggregate_version, attempts, last_error_class, broker_offset FROM"
+                + " outbox_event WHERE aggregate_id = ? AND attempts > 1 ORDER BY aggregate_version", hot);
+        List<String> topic = KafkaTopic.records(CLUSTER.bootstrapServers(), TOPIC, Duration.ofSeconds(3)).stream()
+                .filter(r -> hot.equals(r.key())).map(r -> r.offset() + ":v" + KafkaTopic.header(r, "outboxAggregateVersion"))
+                .toList();
+        StringBuilder jumps = new StringBuilder();
+        long previous = 0;
+        for (String record : topic) {
+            long version = Long.parseLong(record.substring(record.indexOf(":v") + 2));
+            if (version != previous + 1 && jumps.length() < 2000) {
+                jumps.append(record).append(" after v").append(previous).append("; ");
+            }
+            previous = version;
+        }
+        List<List<Object>> applied = DB.rows("SELECT version, previous_version, applied_at FROM invoice_entry WHERE"
+                + " order_id = ? AND NOT ((version = 1 AND previous_version IS NULL) OR previous_version = version - 1)", hot);
+        return "table rows whose next version has a lower offset (version, offset, next offset, attempts, next"
+                + " attempts, next error): " + inverted + "; rows sent more than once: " + retried.size() + " "
+                + retried.stream().limit(20).toList() + "; on the topic " + topic.size() + " records of the hot"
+                + " aggregate, jumps in version order: " + jumps + "; invoicing's out-of-order entries with time: "
+                + applied;
+    }
+
+    /** A count sampled every 20 ms until it reaches its goal: how long it stood still at most. */
+    private record Progress(long longestPauseMillis, long doneAt) {
+
+        static Progress watch(java.util.function.LongSupplier count, long goal, Duration timeout)
+                throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            long lastMove = System.nanoTime();
+            long last = count.getAsLong();
+            long longest = 0;
+            while (last < goal) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("stuck at " + last + " of " + goal + " after " + timeout);
+                }
+                Thread.sleep(20);
+                long now = count.getAsLong();
+                long at = System.nanoTime();
+                if (now != last) {
+                    longest = Math.max(longest, at - lastMove);
+                    lastMove = at;
+                    last = now;
+                }
+            }
+            return new Progress(longest / 1_000_000, lastMove);
+        }
+    }
+}
