@@ -18,6 +18,10 @@ cmd=${1:?$usage}
 root_dir=${2:?$usage}
 base_port=${3:-9092}
 nodes=${4:-1}
+if [ "$nodes" -ne 1 ] && [ "$nodes" -lt 3 ]; then
+  echo "kafka-broker: a cluster has 3 nodes or more (its internal topics are replicated 3 times), not $nodes" >&2
+  exit 2
+fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 cp_file="$here/kafka-test-broker/target/broker-classpath.txt"
 java=${JAVA_HOME:+$JAVA_HOME/bin/}java
@@ -59,11 +63,13 @@ node_at() {
 # Writes the node's configuration and launches its JVM (formatting its folder first if new); sets mark.
 launch() {
   mkdir -p "$dir/logs"
-  local quorum replicas
+  local quorum replicas rebalance=true
   if [ "$nodes" -eq 1 ]; then
     quorum="controller.quorum.bootstrap.servers=127.0.0.1:$cport"
     replicas=1
   else
+    # Leaderships stay where a failover put them, so a test names the leader it kills and it stays so
+    rebalance=false
     quorum="controller.quorum.voters=$(for i in $(seq 1 "$nodes"); do
       printf '%s%s@127.0.0.1:%s' "$([ "$i" -gt 1 ] && echo ,)" "$i" $((base_port + 2 * (i - 1) + 1)); done)"
     replicas=3
@@ -83,6 +89,7 @@ auto.create.topics.enable=true
 default.replication.factor=$replicas
 min.insync.replicas=$(( replicas > 1 ? 2 : 1 ))
 unclean.leader.election.enable=false
+auto.leader.rebalance.enable=$rebalance
 offsets.topic.replication.factor=$replicas
 transaction.state.log.replication.factor=$replicas
 transaction.state.log.min.isr=$(( replicas > 1 ? 2 : 1 ))
@@ -106,8 +113,9 @@ PROPS
   local jvm=(-Xmx512m -Dlog4j2.configurationFile="$dir/log4j2.properties" -cp "@$cp_file")
   if [ ! -f "$dir/logs/meta.properties" ]; then
     # One cluster id for every node of the cluster
-    if [ ! -f "$root_dir/cluster.id" ]; then
-      "$java" "${jvm[@]}" kafka.tools.StorageTool random-uuid >"$root_dir/cluster.id"
+    if [ ! -s "$root_dir/cluster.id" ]; then
+      "$java" "${jvm[@]}" kafka.tools.StorageTool random-uuid >"$root_dir/cluster.id.new"
+      mv "$root_dir/cluster.id.new" "$root_dir/cluster.id"
     fi
     local standalone=()
     [ "$nodes" -eq 1 ] && standalone=(--standalone)

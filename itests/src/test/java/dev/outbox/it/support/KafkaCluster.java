@@ -52,11 +52,36 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** SIGKILL of one node's JVM; returns when it has gone. */
     public void kill(int node) throws IOException {
-        long pid = Long.parseLong(Files.readString(dir.resolve("node-" + node).resolve("broker.pid")).trim());
+        long pid = pid(node);
         ProcessHandle handle = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException(
                 "kafka node " + node + " (pid " + pid + ") is not running"));
         handle.destroyForcibly();
         handle.onExit().orTimeout(30, TimeUnit.SECONDS).join();
+    }
+
+    /**
+     * SIGSTOP of one node's JVM: it neither answers nor replicates, and keeps its place in every in-sync replica
+     * set until the leader's replica.lag.time.max.ms (30 s) passes, as a node in a long GC pause or behind a
+     * network hiccup would.
+     */
+    public void freeze(int node) throws IOException, InterruptedException {
+        signal("STOP", node);
+    }
+
+    /** SIGCONT: a frozen node goes on where it stopped. */
+    public void thaw(int node) throws IOException, InterruptedException {
+        signal("CONT", node);
+    }
+
+    private void signal(String signal, int node) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid(node))).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " of kafka node " + node + " failed");
+        }
+    }
+
+    private long pid(int node) throws IOException {
+        return Long.parseLong(Files.readString(dir.resolve("node-" + node).resolve("broker.pid")).trim());
     }
 
     /** A topic replicated on every node, acked by two: the settings docs/settings.md asks of a production cluster. */
@@ -74,6 +99,19 @@ public final class KafkaCluster implements AutoCloseable {
                     .get(topic).partitions();
             int partition = Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % partitions.size();
             return partitions.get(partition).leader().id();
+        }
+    }
+
+    /**
+     * A group id {@code prefix + n} whose offsets live in the same partition of __consumer_offsets as {@code group}'s
+     * (Kafka places a group by the hash of its id over 50 partitions), so one broker coordinates both.
+     */
+    public static String groupCoordinatedWith(String group, String prefix) {
+        int partition = Utils.abs(group.hashCode()) % 50;
+        for (int n = 0; ; n++) {
+            if (Utils.abs((prefix + n).hashCode()) % 50 == partition) {
+                return prefix + n;
+            }
         }
     }
 

@@ -135,7 +135,7 @@ public final class LibertyProcess implements ServerProcess {
                 .redirectOutput(out.toFile());
         if (!fullJit) {
             // Liberty's server script adds JVM_ARGS to the options of jvm.options (which the benchmark writes).
-            builder.environment().put("JVM_ARGS", "-XX:TieredStopAtLevel=1");
+            builder.environment().merge("JVM_ARGS", "-XX:TieredStopAtLevel=1", (mine, c1) -> mine + " " + c1);
         }
         Process process = builder.start();
         if (!process.waitFor(120, TimeUnit.SECONDS)) {

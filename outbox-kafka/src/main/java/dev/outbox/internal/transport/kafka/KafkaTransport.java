@@ -116,9 +116,9 @@ public class KafkaTransport implements Transport {
                 refused.add(deadline.missed());
                 continue;
             }
-            String topic = topics.topicFor(event.event());
-            destinations.add(topic);
+            String topic = null;
             try {
+                topic = topics.topicFor(event.event());
                 Future<RecordMetadata> ack = kafka.send(recordOf(event, topic));
                 acks.add(ack);
                 refused.add(ack.isDone() ? refusal(ack) : null);
@@ -127,6 +127,7 @@ public class KafkaTransport implements Transport {
                 acks.add(null);
                 refused.add(KafkaFailures.classify(e, true));
             }
+            destinations.add(topic);
             SendResult last = refused.get(refused.size() - 1);
             if (last instanceof SendResult.TransientFailure t && t.errorClass().equals("TimeoutException")) {
                 unreachable = last;

@@ -5,8 +5,9 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -15,7 +16,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.logging.Level;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
@@ -23,8 +28,9 @@ import java.util.logging.Logger;
  * means "on every in-sync replica", so with one replica, or with {@code min.insync.replicas=1}, an acknowledged
  * record dies with the broker that led its partition, and the row already says DELIVERED. A topic is checked once,
  * after its first acknowledged send (the topic exists by then, and topic names come from templates, so they are
- * not known at start), through the admin API, asynchronously: the check never delays a send. Where the cluster
- * does not let the outbox read the topic's description or settings, it says so once and why.
+ * not known at start), through the admin API, on a thread of its own: the check never delays a send. Where the
+ * cluster does not let the outbox read the topic's description or settings, it says so once and why; a check that
+ * failed for another reason (a failover, a topic not yet visible everywhere) is tried again after a later ack.
  */
 final class TopicDurability implements AutoCloseable {
 
@@ -36,7 +42,13 @@ final class TopicDurability implements AutoCloseable {
 
     private final Map<String, Object> adminProperties;
     private final Set<String> checked = ConcurrentHashMap.newKeySet();
-    private volatile Admin admin;
+    /** One daemon thread: creating the admin client (DNS, TLS, SASL) and every check happen here, never on a send. */
+    private final ExecutorService checker = Executors.newSingleThreadExecutor(task -> {
+        Thread thread = new Thread(task, "outbox-kafka-durability-check");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private Admin admin; // only touched by the checker thread
     private volatile boolean closed;
 
     TopicDurability(KafkaSettings settings) {
@@ -54,37 +66,51 @@ final class TopicDurability implements AutoCloseable {
         this.adminProperties = Map.copyOf(properties);
     }
 
-    /** Starts the check of {@code topic} unless it ran already; returns at once. */
+    /** Starts the check of {@code topic} unless it ran or runs already; returns at once. */
     void checkOnce(String topic) {
         if (closed || !checked.add(topic)) {
             return;
         }
         try {
-            Admin client = admin();
-            KafkaFuture<TopicDescription> description = client.describeTopics(List.of(topic)).topicNameValues()
-                    .get(topic);
+            checker.execute(() -> check(topic));
+        } catch (RejectedExecutionException e) {
+            // closed meanwhile: the application is stopping
+        }
+    }
+
+    private void check(String topic) {
+        if (closed) {
+            return;
+        }
+        try {
+            if (admin == null) {
+                admin = Admin.create(adminProperties);
+            }
+            TopicDescription description = admin.describeTopics(List.of(topic)).topicNameValues().get(topic)
+                    .get(CHECK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-            KafkaFuture<Map<ConfigResource, Config>> settings = client.describeConfigs(List.of(resource)).all();
-            KafkaFuture.allOf(description, settings).whenComplete((done, failure) -> {
-                if (failure != null) {
-                    cannotKnow(topic, failure);
-                    return;
-                }
-                try {
-                    int replicas = description.get().partitions().stream().mapToInt(p -> p.replicas().size()).min()
-                            .orElse(0);
-                    ConfigEntry minInSync = settings.get().get(resource).get("min.insync.replicas");
-                    if (minInSync == null || minInSync.value() == null) {
-                        cannotKnow(topic, new IllegalStateException("the broker did not return min.insync.replicas"));
-                        return;
-                    }
-                    report(topic, replicas, Integer.parseInt(minInSync.value()));
-                } catch (Exception e) {
-                    cannotKnow(topic, e);
-                }
-            });
-        } catch (RuntimeException e) {
-            cannotKnow(topic, e);
+            Config config = admin.describeConfigs(List.of(resource)).all()
+                    .get(CHECK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(resource);
+            int replicas = description.partitions().stream().mapToInt(p -> p.replicas().size()).min().orElse(0);
+            ConfigEntry minInSync = config == null ? null : config.get("min.insync.replicas");
+            if (minInSync == null || minInSync.value() == null) {
+                cannotKnow(topic, "the broker did not return min.insync.replicas");
+                return;
+            }
+            report(topic, replicas, Integer.parseInt(minInSync.value()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof AuthorizationException || cause instanceof UnsupportedVersionException) {
+                cannotKnow(topic, cause.getClass().getSimpleName() + ": the outbox needs Describe and"
+                        + " DescribeConfigs on it to say");
+            } else {
+                // A failover, a timeout, a topic not yet known everywhere: try again after a later ack.
+                LOG.fine(() -> "Kafka topic " + topic + ": durability check failed (" + cause.getClass().getName()
+                        + "); tried again after a later send");
+                checked.remove(topic);
+            }
         }
     }
 
@@ -115,32 +141,24 @@ final class TopicDurability implements AutoCloseable {
         return Optional.empty();
     }
 
-    private static void cannotKnow(String topic, Throwable failure) {
-        Throwable cause = failure instanceof java.util.concurrent.ExecutionException && failure.getCause() != null
-                ? failure.getCause() : failure;
-        LOG.log(Level.INFO, () -> "Cannot check how many replicas Kafka topic " + topic + " has ("
-                + cause.getClass().getSimpleName() + "): the outbox needs Describe and DescribeConfigs on it to say."
-                + " Make sure it has replication factor >= " + REPLICAS + " and min.insync.replicas >= " + MIN_IN_SYNC
+    private static void cannotKnow(String topic, String why) {
+        LOG.info(() -> "Cannot check how many replicas Kafka topic " + topic + " has (" + why + "). Make sure it has"
+                + " replication factor >= " + REPLICAS + " and min.insync.replicas >= " + MIN_IN_SYNC
                 + ", or an acknowledged record can die with its leader.");
-    }
-
-    private Admin admin() {
-        Admin open = admin;
-        if (open == null) {
-            synchronized (this) {
-                open = admin;
-                if (open == null) {
-                    open = Admin.create(adminProperties);
-                    admin = open;
-                }
-            }
-        }
-        return open;
     }
 
     @Override
     public void close() {
         closed = true;
+        checker.shutdownNow();
+        try {
+            if (!checker.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.fine("Kafka durability check still running at close");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        // After the checker thread ended, nothing creates a client any more.
         Admin open = admin;
         if (open != null) {
             open.close(Duration.ofSeconds(2));
