@@ -106,20 +106,17 @@ class KafkaClusterIT {
     @Test
     @Order(1)
     void theLeaderOfAHotAggregatesPartitionKilledMidDrainLosesNothingAndKeepsEachAggregatesOrder() throws Exception {
-        String tag = tag("kd");
-        String hot = tag + "-hot";
-        int hotVersions = 1_000;
-        int orders = 1_500;
-        int backlog = hotVersions + 2 * orders;
-        insertBacklog(tag, hot, hotVersions, orders);
-        String mine = "aggregate_id LIKE '" + tag + "-%'";
+        Backlog work = Backlog.insert("kd", 1_000, 1_500);
+        String hot = work.hot();
+        int backlog = work.events();
+        String mine = work.outboxRows();
         int leader = CLUSTER.leaderOfKey(TOPIC, hot);
 
         SERVER.launch();
         // The orders go first (a batch's room goes to due heads before a run); then the hot aggregate drains alone,
         // one strict version per wave, on the partition whose leader is about to die.
         String others = mine + " AND aggregate_id <> '" + hot + "'";
-        await(DRAIN, "the other orders delivered", () -> delivered(others), n -> n == 2L * orders);
+        await(DRAIN, "the other orders delivered", () -> delivered(others), n -> n == 2L * work.orders());
         long delivered = delivered(mine);
         // The followers stall first (a GC pause, a network hiccup) and stay in sync on paper while the leader
         // takes records alone; then the leader dies. With acks=all it acknowledged none of those records, so the
@@ -150,11 +147,11 @@ class KafkaClusterIT {
         await(DRAIN, "every event delivered", () -> delivered(mine), n -> n == backlog);
         // What the cluster really holds after the failover: every event at least once (acks=all, R4.7).
         List<String> onTopic = KafkaTopic.records(CLUSTER.bootstrapServers(), TOPIC, Duration.ofSeconds(3)).stream()
-                .filter(r -> r.key() != null && r.key().startsWith(tag)).map(r -> KafkaTopic.header(r, "outboxEventId"))
+                .filter(r -> r.key() != null && r.key().startsWith(work.tag())).map(r -> KafkaTopic.header(r, "outboxEventId"))
                 .toList();
         assertEquals(backlog, onTopic.stream().distinct().count(), "every event of the backlog is on the topic");
         assertEquals("", versionJumps(hot), "the hot aggregate's versions first appear on the topic in order (R9.1)");
-        assertEveryEffectOnce(tag, hot, hotVersions, orders);
+        assertEveryEffectOnce(work);
         System.out.printf("kafka cluster: %d records on the topic for %d events, %d events needed a second send%n",
                 onTopic.size(), backlog, DB.count("outbox_event", mine + " AND attempts > 1"));
     }
@@ -163,13 +160,9 @@ class KafkaClusterIT {
     @Order(2)
     void theBrokerCoordinatingTheConsumersKilledWhileTheyApplyLosesNoEffectAndAppliesNoneTwice() throws Exception {
         CLUSTER.startMissing();
-        String tag = tag("kc");
-        String hot = tag + "-hot";
-        int hotVersions = 400;
-        int orders = 1_000;
-        int backlog = hotVersions + 2 * orders;
-        insertBacklog(tag, hot, hotVersions, orders);
-        String applied = "order_id LIKE '" + tag + "-%'";
+        Backlog work = Backlog.insert("kc", 400, 1_000);
+        int backlog = work.events();
+        String applied = work.appliedRows();
         long before = await(DRAIN, "invoicing applying the new backlog", () -> DB.count("invoice_entry", applied),
                 n -> n >= backlog / 20);
         int coordinator = CLUSTER.coordinatorOf(INVOICING_GROUP);
@@ -179,36 +172,58 @@ class KafkaClusterIT {
         assertTrue(after < backlog, "the coordinator died while invoicing applied (" + after + " of " + backlog + ")");
         System.out.printf("kafka cluster: node %d (coordinator of both consumer groups) SIGKILLed with %d of %d events"
                 + " applied by invoicing%n", coordinator, before, backlog);
-        assertEveryEffectOnce(tag, hot, hotVersions, orders);
+        assertEveryEffectOnce(work);
         CLUSTER.startMissing();
     }
 
     /**
-     * A hot aggregate (one order and {@code hotVersions - 1} notes, strictly ordered) and {@code orders} placed and
-     * paid orders, as rows the recorder writes, in one transaction: committed before the drain, so the kill lands
-     * in a drain of known size.
+     * One test's work: a hot aggregate (one order and {@code hotVersions - 1} notes, strictly ordered here) and
+     * {@code orders} placed and paid orders, all ids starting with {@code tag}.
      */
-    private static void insertBacklog(String tag, String hot, int hotVersions, int orders) {
-        DB.using(c -> {
-            c.setAutoCommit(false);
-            RecordedRow.pending("Order", hot, 1, "OrderPlaced").withPayload(placed(hot)).insert(c);
-            for (int v = 2; v <= hotVersions; v++) {
-                RecordedRow.pending("Order", hot, v, "OrderNoted")
-                        .withPayload("{\"orderId\":\"" + hot + "\",\"note\":\"n" + v + "\"}").insert(c);
-            }
-            for (int o = 0; o < orders; o++) {
-                String order = tag + "-" + o;
-                RecordedRow.pending("Order", order, 1, "OrderPlaced").withPayload(placed(order)).insert(c);
-                RecordedRow.pending("Order", order, 2, "OrderPaid").withPayload(placed(order)).insert(c);
-            }
-            c.commit();
-            return null;
-        });
-    }
+    private record Backlog(String tag, int hotVersions, int orders) {
 
-    /** A prefix for one test's orders: their ids must fit the example's 36 characters. */
-    private static String tag(String test) {
-        return test + "-" + UUID.randomUUID().toString().substring(0, 8);
+        /**
+         * Inserts the backlog as rows the recorder writes, in one transaction: committed before the drain, so a kill
+         * lands in a drain of known size. The tag keeps the ids within the example's 36 characters.
+         */
+        static Backlog insert(String test, int hotVersions, int orders) {
+            Backlog backlog = new Backlog(test + "-" + UUID.randomUUID().toString().substring(0, 8), hotVersions, orders);
+            String hot = backlog.hot();
+            DB.using(c -> {
+                c.setAutoCommit(false);
+                RecordedRow.pending("Order", hot, 1, "OrderPlaced").withPayload(placed(hot)).insert(c);
+                for (int v = 2; v <= hotVersions; v++) {
+                    RecordedRow.pending("Order", hot, v, "OrderNoted")
+                            .withPayload("{\"orderId\":\"" + hot + "\",\"note\":\"n" + v + "\"}").insert(c);
+                }
+                for (int o = 0; o < orders; o++) {
+                    String order = backlog.tag() + "-" + o;
+                    RecordedRow.pending("Order", order, 1, "OrderPlaced").withPayload(placed(order)).insert(c);
+                    RecordedRow.pending("Order", order, 2, "OrderPaid").withPayload(placed(order)).insert(c);
+                }
+                c.commit();
+                return null;
+            });
+            return backlog;
+        }
+
+        String hot() {
+            return tag + "-hot";
+        }
+
+        int events() {
+            return hotVersions + 2 * orders;
+        }
+
+        /** Its rows in outbox_event and processed_event. */
+        String outboxRows() {
+            return "aggregate_id LIKE '" + tag + "-%'";
+        }
+
+        /** Its rows in the example's invoice, invoice_entry and loyalty_points. */
+        String appliedRows() {
+            return "order_id LIKE '" + tag + "-%'";
+        }
     }
 
     private static String placed(String order) {
@@ -220,17 +235,19 @@ class KafkaClusterIT {
     }
 
     /** Both consumers applied every event exactly once, each aggregate's versions in order, by themselves. */
-    private static void assertEveryEffectOnce(String tag, String hot, int hotVersions, int orders) {
-        int events = hotVersions + 2 * orders;
-        String mine = "aggregate_id LIKE '" + tag + "-%'";
-        String applied = "order_id LIKE '" + tag + "-%'";
+    private static void assertEveryEffectOnce(Backlog work) {
+        int events = work.events();
+        int orders = work.orders();
+        String hot = work.hot();
+        String mine = work.outboxRows();
+        String applied = work.appliedRows();
         await(DRAIN, "every event delivered", () -> delivered(mine), n -> n == events);
         await(DRAIN, "invoicing applied every event", () -> DB.count("invoice_entry", applied), n -> n == events);
         List<List<Object>> outOfOrder = DB.rows("SELECT order_id, version, previous_version FROM invoice_entry WHERE "
                 + applied + " AND NOT ((version = 1 AND previous_version IS NULL) OR previous_version = version - 1)");
         assertEquals(List.of(), outOfOrder, () -> "entries applied out of order or after a gap (order, version,"
                 + " previous); " + whereTheOrderBroke(hot));
-        assertEquals(hotVersions, DB.rows("SELECT DISTINCT version FROM invoice_entry WHERE order_id = ?", hot).size(),
+        assertEquals(work.hotVersions(), DB.rows("SELECT DISTINCT version FROM invoice_entry WHERE order_id = ?", hot).size(),
                 "every version of the hot aggregate applied once");
         assertEquals(orders, DB.count("invoice", applied + " AND status = 'SETTLED'"), "each order settled once");
         ConsumerHealth.Outcome loyalty = ConsumerHealth.resumesOrIsNamedStalled(SERVICE, "loyalty",

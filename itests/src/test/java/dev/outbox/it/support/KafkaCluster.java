@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +25,6 @@ public final class KafkaCluster implements AutoCloseable {
 
     public static final int NODES = 3;
 
-    private final String script = Settings.required("it.kafka.script");
     private final Path dir;
     private final int port;
 
@@ -133,18 +131,7 @@ public final class KafkaCluster implements AutoCloseable {
         run("stop", dir.toString());
     }
 
-    private void run(String... arguments) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(script));
-        command.addAll(List.of(arguments));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        if (!process.waitFor(120, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new IllegalStateException("kafka-broker.sh " + arguments[0] + " did not finish within 120 s");
-        }
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (process.exitValue() != 0) {
-            throw new IllegalStateException("kafka-broker.sh " + String.join(" ", arguments) + " failed: " + output);
-        }
-        System.out.print(output);
+    private static void run(String... arguments) throws IOException, InterruptedException {
+        KafkaScript.run(Duration.ofSeconds(120), arguments);
     }
 }

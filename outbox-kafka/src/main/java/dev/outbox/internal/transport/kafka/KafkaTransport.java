@@ -98,28 +98,23 @@ public class KafkaTransport implements Transport {
                     .toList();
         }
         List<Future<RecordMetadata>> acks = new ArrayList<>(events.size());
-        List<String> destinations = new ArrayList<>(events.size());
         List<SendResult> refused = new ArrayList<>(events.size());
         SendResult unreachable = null;
         for (OutboundEvent event : events) {
             if (unreachable != null) {
                 // Each further send would block max-block-ms again: the rest of the batch waits for the next run.
-                destinations.add(null);
                 acks.add(null);
                 refused.add(unreachable);
                 continue;
             }
             if (deadline.passed()) {
                 // R4.3: an earlier transport of the route took the lease's time; nothing more goes out under it.
-                destinations.add(null);
                 acks.add(null);
                 refused.add(deadline.missed());
                 continue;
             }
-            String topic = null;
             try {
-                topic = topics.topicFor(event.event());
-                Future<RecordMetadata> ack = kafka.send(recordOf(event, topic));
+                Future<RecordMetadata> ack = kafka.send(recordOf(event, topics.topicFor(event.event())));
                 acks.add(ack);
                 refused.add(ack.isDone() ? refusal(ack) : null);
             } catch (RuntimeException e) {
@@ -127,7 +122,6 @@ public class KafkaTransport implements Transport {
                 acks.add(null);
                 refused.add(KafkaFailures.classify(e, true));
             }
-            destinations.add(topic);
             SendResult last = refused.get(refused.size() - 1);
             if (last instanceof SendResult.TransientFailure t && t.errorClass().equals("TimeoutException")) {
                 unreachable = last;
@@ -147,12 +141,7 @@ public class KafkaTransport implements Transport {
         long acksBy = System.nanoTime() + settings.sendTimeout().plus(ACK_GRACE).toNanos();
         List<SendResult> results = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {
-            SendResult result = refused.get(i) != null ? refused.get(i) : await(acks.get(i), acksBy);
-            if (result instanceof SendResult.Delivered) {
-                // R4.7: an ack is only as durable as the topic's replicas; said once per topic, off the send path.
-                durability.checkOnce(destinations.get(i));
-            }
-            results.add(result);
+            results.add(refused.get(i) != null ? refused.get(i) : await(acks.get(i), acksBy));
         }
         return results;
     }
@@ -169,9 +158,11 @@ public class KafkaTransport implements Transport {
         }
     }
 
-    private static SendResult await(Future<RecordMetadata> ack, long deadline) {
+    private SendResult await(Future<RecordMetadata> ack, long deadline) {
         try {
             RecordMetadata acked = ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            // R4.7: an ack is only as durable as the topic's replicas; said once per topic, off the send path.
+            durability.checkOnce(acked.topic());
             String brokerId = acked.topic() + "-" + acked.partition() + "@" + acked.offset();
             // The row's broker_message_id holds 200 characters; the partition and offset are the tail.
             brokerId = brokerId.length() <= 200 ? brokerId : brokerId.substring(brokerId.length() - 200);
