@@ -80,7 +80,7 @@ public final class LibertyProcess implements ServerProcess {
      */
     @Override
     public void launch() throws IOException, InterruptedException {
-        if (process().map(ProcessHandle::isAlive).orElse(false)) {
+        if (running()) {
             throw new IllegalStateException("server " + name + " is still running (pid " + pid + ")");
         }
         String output = run("start");
@@ -95,6 +95,11 @@ public final class LibertyProcess implements ServerProcess {
             kill();
             awaitExit(Duration.ofSeconds(10));
         }
+    }
+
+    /** Whether the JVM this object launched is alive. */
+    public boolean running() {
+        return process().map(ProcessHandle::isAlive).orElse(false);
     }
 
     @Override
