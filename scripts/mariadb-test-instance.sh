@@ -114,6 +114,12 @@ case "$cmd" in
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.1
     done
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "mariadb-test-instance: the server in $dir (pid $pid) is still alive 10 s after SIGKILL" >&2
+      exit 1
+    fi
+    # A stale pid file would make a later stop signal whatever process has that pid by then.
+    rm -f "$dir/mariadbd.pid"
     echo "mariadb-test-instance: halted $dir (sigkill)"
     ;;
   resume)

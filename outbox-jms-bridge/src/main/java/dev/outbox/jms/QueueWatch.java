@@ -21,7 +21,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Watches an {@link InboxConsumer} MDB for stalls (issue 19 item 3): liveness goes DOWN naming the consumer when
+ * Watches an {@link InboxConsumer} MDB for stalls (R6.1): liveness goes DOWN naming the consumer when
  * messages have waited on its queue for {@code outbox.health.consumer-stall} and it finished none, and
  * {@code outbox_inbox_waiting} shows the queue's depth. An MDB has no start of its own to call this from, so a bean
  * of the application does, with the queue the MDB reads:

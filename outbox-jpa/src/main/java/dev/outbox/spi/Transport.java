@@ -37,7 +37,7 @@ public interface Transport {
     /**
      * The longest one {@link #send} can take and the settings that make it so; empty where the transport sets no
      * bound of its own. The publisher refuses to start when a send could outlive its lease: another server would
-     * take the batch over and send it again while this send still waits (issue 16, R4.3).
+     * take the batch over and send it again while this send still waits (R4.3).
      */
     default Optional<SendBound> longestSend() {
         return Optional.empty();

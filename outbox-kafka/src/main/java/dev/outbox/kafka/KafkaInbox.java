@@ -98,7 +98,7 @@ public class KafkaInbox {
     public void subscribe(String consumer, String groupId, String topic, Consumer<InboxedEvent> change) {
         Subscription subscription = new Subscription(consumer, groupId, topic, change);
         subscriptions.add(subscription);
-        // Issue 19 item 3: a loop that stops reading while records wait turns liveness DOWN, naming it.
+        // R6.1: a loop that stops reading while records wait turns liveness DOWN, naming it.
         watch.watch(consumer, lag.of(bootstrapServers, consumerProperties(groupId), groupId, topic));
         Thread thread = threads.newThread(subscription);
         thread.setName("outbox-inbox-" + consumer);

@@ -2,6 +2,7 @@ package dev.outbox.kafka;
 
 import dev.outbox.InboxedEvent;
 import dev.outbox.internal.inbox.kafka.DeadLetters;
+import dev.outbox.internal.config.Setting;
 import dev.outbox.internal.config.InvalidSettingException;
 import dev.outbox.internal.inbox.kafka.InboxDelivery;
 import dev.outbox.internal.inbox.kafka.KafkaLag;
@@ -61,7 +62,7 @@ public class ReactiveInbox {
     KafkaLag lag;
 
     /**
-     * Watches {@code consumer}, which reads {@code channel}, for stalls (issue 19 item 3): liveness goes DOWN naming
+     * Watches {@code consumer}, which reads {@code channel}, for stalls (R6.1): liveness goes DOWN naming
      * it when its consumer group has records waiting for {@code outbox.health.consumer-stall} and it finished none.
      * The group, topic and cluster come from the channel's own settings ({@code mp.messaging.incoming.<channel>.
      * group.id}, {@code .topic}, {@code .bootstrap.servers}, else {@code outbox.kafka.bootstrap-servers}).
@@ -82,27 +83,17 @@ public class ReactiveInbox {
         // The channel's client settings as its connector sees them: the connector's defaults, then the channel's own
         // (security, auto.offset.reset). Not outbox.kafka.consumer.*: those are KafkaInbox's, which no channel reads.
         Map<String, String> client = new HashMap<>();
+        Iterable<String> names = config.getPropertyNames();
         source.apply(prefix + "connector").ifPresent(connector ->
-                client.putAll(under("mp.messaging.connector." + connector + ".", config)));
-        client.putAll(under(prefix, config));
+                client.putAll(Setting.under("mp.messaging.connector." + connector + ".", source, names)));
+        client.putAll(Setting.under(prefix, source, names));
         String group = Optional.ofNullable(client.get("group.id")).orElseThrow(() ->
                 new InvalidSettingException(prefix + "group.id", "must name the consumer group of the channel "
                         + channel + " that " + consumer + " reads, so its lag can be watched", "(not set)"));
         String topic = client.getOrDefault("topic", channel);
         String servers = Optional.ofNullable(client.get("bootstrap.servers")).orElseGet(() ->
-                KafkaSettings.read(source, config.getPropertyNames()).bootstrapServers());
+                KafkaSettings.read(source, names).bootstrapServers());
         watch.watch(consumer, lag.of(servers, client, group, topic));
-    }
-
-    /** The properties under {@code prefix}, named without it. */
-    private static Map<String, String> under(String prefix, Config config) {
-        Map<String, String> found = new HashMap<>();
-        for (String name : config.getPropertyNames()) {
-            if (name.startsWith(prefix) && name.length() > prefix.length()) {
-                config.getOptionalValue(name, String.class).ifPresent(v -> found.put(name.substring(prefix.length()), v));
-            }
-        }
-        return found;
     }
 
     /**
@@ -144,7 +135,7 @@ public class ReactiveInbox {
 
     /**
      * Where a message came from: its topic, key, headers and position, so a parked one keeps its identity on the
-     * dead-letter topic (issue 16 item 8). Open Liberty's liberty-kafka unwraps a message to its ConsumerRecord;
+     * dead-letter topic (R4.5, R6.3). Open Liberty's liberty-kafka unwraps a message to its ConsumerRecord;
      * SmallRye's smallrye-kafka (WildFly) hands an IncomingKafkaRecord whose getters are found reflectively, so no
      * server's type is named here.
      */

@@ -9,6 +9,7 @@ import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.KafkaBroker;
 import dev.outbox.it.support.KafkaTopic;
 import dev.outbox.it.support.LibertyProcess;
+import dev.outbox.it.support.ServerLog;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.Settings;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -109,7 +110,7 @@ class KafkaIT {
                 + " recorded and within a minute, on the database's clock (a time-zone slip shows here): " + latencies);
         // R4.7: the test broker's topics have one replica, which can lose an acknowledged record: the outbox says so.
         await(SOON, "a WARNING naming the single-replica topic outbox.Order",
-                () -> libertyLog().contains("Kafka topic outbox.Order has 1 replica(s) and min.insync.replicas=1"),
+                () -> ServerLog.messages(server.serverDir()).contains("Kafka topic outbox.Order has 1 replica(s) and min.insync.replicas=1"),
                 named -> named);
     }
 
@@ -312,7 +313,7 @@ class KafkaIT {
                 () -> db.count("loyalty_points", paid) == 5, Duration.ofSeconds(60));
         if (!loyalty.resumed()) {
             // Named: only because Liberty's channel really stopped, never for a slow reconnect.
-            assertTrue(libertyLog().contains("CWMRX1002E"), "loyalty was named stalled, but its channel never stopped");
+            assertTrue(ServerLog.messages(server.serverDir()).contains("CWMRX1002E"), "loyalty was named stalled, but its channel never stopped");
             assertTrue(db.count("loyalty_points", paid) < 5, "named stalled, yet it applied every order");
         }
         System.out.println("kafka outage, then: invoicing resumed; loyalty (Reactive Messaging) " + loyalty);
@@ -350,15 +351,6 @@ class KafkaIT {
         System.out.printf("kafka drain: %d events in %.2f s (first to last delivery) = %.0f events/s%n", backlog,
                 seconds, backlog / Math.max(seconds, 0.001));
         assertEquals(0, db.count("outbox_event", mine + " AND (broker_offset IS NULL OR state <> 'DELIVERED')"));
-    }
-
-    private static String libertyLog() {
-        try {
-            return java.nio.file.Files.readString(Path.of(Settings.required("it.wlp"), "usr", "servers",
-                    System.getProperty("it.kafka.server", "outbox-it-kafka"), "logs", "messages.log"));
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     private static String placeAndPay(String customer) {

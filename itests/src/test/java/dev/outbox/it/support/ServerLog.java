@@ -25,8 +25,14 @@ public final class ServerLog {
         return all.toString();
     }
 
+    /** The Arquillian server's messages.log. */
     public static String text() {
-        Path log = Path.of(Settings.required("it.server.dir"), "logs", "messages.log");
+        return messages(Path.of(Settings.required("it.server.dir")));
+    }
+
+    /** The messages.log of the Liberty server in {@code serverDir} (a server the test starts itself). */
+    public static String messages(Path serverDir) {
+        Path log = serverDir.resolve("logs").resolve("messages.log");
         try {
             return Files.readString(log);
         } catch (IOException e) {

@@ -7,7 +7,7 @@ import jakarta.enterprise.event.Observes;
 /**
  * Relays the after-commit hint ({@link OutboxCommitted}) to this instance's publisher. A plain CDI observer
  * rather than an observer method on the publisher EJB: every business commit fires the event, and an EJB call
- * per commit cost the write path several per cent in the write-overhead benchmark (issue 8, B1).
+ * per commit cost the write path several per cent in the write-overhead benchmark (B1).
  */
 @ApplicationScoped
 public class WakeUp {

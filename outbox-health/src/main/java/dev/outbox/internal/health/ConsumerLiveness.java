@@ -10,7 +10,7 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Liveness;
 
 /**
- * Liveness ({@code /health/live}): no inbox consumer of this instance is stalled (issue 19 item 3). A consumer is
+ * Liveness ({@code /health/live}): no inbox consumer of this instance is stalled (R6.1). A consumer is
  * stalled when records have waited for it at its source for {@code outbox.health.consumer-stall} and it finished
  * none meanwhile: Open Liberty's Reactive Messaging channel that stopped for good after a broker outage
  * (CWMRX1002E) looks exactly like that, and only a restart brings it back, which is what a DOWN liveness asks the

@@ -160,10 +160,16 @@ public record Setting(String name, Section section, Kind kind, String defaultVal
     /** Every {@code <prefix><property>} among the names, as property to value (in the names' order). */
     public Map<String, String> properties(Function<String, Optional<String>> source, Iterable<String> names) {
         require(Kind.PREFIX);
+        return under(name, source, names);
+    }
+
+    /** The properties whose names start with {@code prefix}, named without it, in the order of {@code names}. */
+    public static Map<String, String> under(String prefix, Function<String, Optional<String>> source,
+                                            Iterable<String> names) {
         Map<String, String> properties = new LinkedHashMap<>();
         for (String each : names) {
-            if (each.startsWith(name) && each.length() > name.length()) {
-                source.apply(each).ifPresent(v -> properties.put(each.substring(name.length()), v));
+            if (each.startsWith(prefix) && each.length() > prefix.length()) {
+                source.apply(each).ifPresent(v -> properties.put(each.substring(prefix.length()), v));
             }
         }
         return properties;

@@ -56,7 +56,7 @@ public final class Claims {
     }
 
     /**
-     * Issue 16 item 10: a claim that holds the head of a strict aggregate (its lowest undelivered version) also
+     * R4.6: a claim that holds the head of a strict aggregate (its lowest undelivered version) also
      * takes the versions after it while they are pending and due, up to the batch limit, so a hot aggregate drains
      * a run per round trip instead of one version. No other claim can take them: a strict version is a candidate
      * only once every earlier one is delivered, and the head is leased to this claim. The run stops at the first

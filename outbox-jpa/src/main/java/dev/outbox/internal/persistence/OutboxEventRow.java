@@ -61,7 +61,7 @@ public class OutboxEventRow {
 
     /**
      * Never written by JPA: a new row is due at the database's time (schema V6's default), the clock every claim
-     * compares with, not at the recording server's (issue 16 item 6). Later values are set by SQL on that clock.
+     * compares with, not at the recording server's, which may differ (R4.3). Later values are set by SQL on that clock.
      */
     @Column(name = "next_attempt_at", insertable = false, updatable = false)
     private OffsetDateTime nextAttemptAt;

@@ -48,8 +48,8 @@ public final class PostgreSqlDialect implements Dialect {
 
     /**
      * The whole batch in one statement: the acknowledgements travel as arrays and are joined to the rows, so a
-     * confirm costs one round trip and one plan however big the batch (issue 8: the per-row batch was a third of
-     * the drain's time). The same conditions as {@link Dialect#CONFIRM}.
+     * confirm costs one round trip and one plan however big the batch (a batch of one
+     * statement per row was a third of the drain's time in the benchmark). The same conditions as {@link Dialect#CONFIRM}.
      */
     static final String CONFIRM_BATCH = "UPDATE outbox_event e SET state = 'DELIVERED', delivered_at = ?,"
             + " broker_message_id = a.broker_message_id, broker_partition = a.broker_partition,"

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  */
 public final class EventValidation {
 
-    /** Looked up once: {@code Json.createParser} searches the service loader on every call (issue 8, B1 profile). */
+    /** Looked up once: {@code Json.createParser} searches the service loader on every call (seen in the write-overhead benchmark's profile). */
     private static final JsonProvider JSON = JsonProvider.provider();
 
     /** Type names: a letter, then letters, digits, '.', '_' or '-'; at most 100 characters. */

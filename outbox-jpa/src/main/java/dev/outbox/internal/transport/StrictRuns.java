@@ -12,7 +12,7 @@ import java.util.function.Function;
 
 /**
  * Sends a claimed batch so that a strict aggregate's run of versions reaches the broker in order and stops at
- * its first failure (issue 16 item 10, R4.6): the batch goes in waves. A strict version goes in the wave after
+ * its first failure (R4.6): the batch goes in waves. A strict version goes in the wave after
  * every earlier event of its aggregate in the batch (of any type), and only once all of those were delivered;
  * independent events follow nothing. A strict version after one that was not delivered (refused, or an unknown
  * outcome) is not sent: it answers {@link #EARLIER_VERSION_NOT_DELIVERED} and is due again once that one is.

@@ -27,7 +27,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * In-server load for the benchmark (issue 8), so HTTP does not hide what a transaction costs. Off unless the
+ * In-server load for the benchmark (B1, B2), so HTTP does not hide what a transaction costs. Off unless the
  * server.xml variable {@code example.benchmark} is true; production configs leave it off.
  *
  * <ul>

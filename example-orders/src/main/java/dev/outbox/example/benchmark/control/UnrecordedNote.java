@@ -6,7 +6,7 @@ import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 
 /**
- * The benchmark's baseline (issue 8, B1): {@code Orders.note}'s business step ({@link OrderVersions#advance}) in
+ * The benchmark's baseline (B1): {@code Orders.note}'s business step ({@link OrderVersions#advance}) in
  * a transaction, without recording its event. The difference between the two is what the outbox costs a
  * business transaction.
  */

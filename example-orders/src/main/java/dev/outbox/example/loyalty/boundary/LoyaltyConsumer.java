@@ -40,7 +40,7 @@ public class LoyaltyConsumer {
 
     public static final String CONSUMER = "loyalty";
     /**
-     * Fault drill (issue 19 item 3), with {@code example.fault-drills} on: a paid order of a customer named so holds
+     * Fault drill (R6.1), with {@code example.fault-drills} on: a paid order of a customer named so holds
      * the consumer for {@link #STALL} before it is applied, once per event, so a test sees a consumer that stops
      * finishing records while more wait, and then recovers.
      */

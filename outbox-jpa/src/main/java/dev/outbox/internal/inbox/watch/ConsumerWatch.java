@@ -22,8 +22,8 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * What this instance knows of its inbox consumers, so one that stops reading is not invisible (issue 19 item 3,
- * R6.1): a stopped consumer looks like a quiet one unless somebody compares it with what waits for it. The
+ * What this instance knows of its inbox consumers, so one that stops reading is not invisible (R6.1): a stopped
+ * consumer looks like a quiet one unless somebody compares it with what waits for it. The
  * consumers report each attempt they make on a record ({@link #progressed}); a watched consumer also has a
  * {@link ConsumerSource} that says what waits for it. One background thread reads every source each
  * {@link #REFRESH} and keeps the result, so the liveness check and the {@code outbox_inbox_waiting} gauge answer at

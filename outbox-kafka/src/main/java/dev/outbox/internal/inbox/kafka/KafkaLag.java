@@ -1,5 +1,6 @@
 package dev.outbox.internal.inbox.kafka;
 
+import dev.outbox.internal.transport.kafka.AdminClientSettings;
 import dev.outbox.internal.inbox.watch.ConsumerSource;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -22,7 +23,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.UUID;
-import java.util.TreeMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -48,13 +48,7 @@ public class KafkaLag {
      *                         client does not know are left out of its admin client
      */
     public ConsumerSource of(String bootstrapServers, Map<String, ?> clientProperties, String group, String topic) {
-        Map<String, Object> admin = new TreeMap<>();
-        clientProperties.forEach((name, value) -> {
-            if (AdminClientConfig.configNames().contains(name)) {
-                admin.put(name, value);
-            }
-        });
-        admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Map<String, Object> admin = AdminClientSettings.of(clientProperties, bootstrapServers);
         boolean fromStart = "earliest".equals(String.valueOf(clientProperties.get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG)));
         return new Lag(Map.copyOf(admin), fromStart, group, topic);
     }

@@ -10,7 +10,6 @@ import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -52,14 +51,8 @@ final class TopicDurability implements AutoCloseable {
     private volatile boolean closed;
 
     TopicDurability(KafkaSettings settings) {
-        Map<String, Object> properties = new HashMap<>();
-        // The producer's security settings (SASL, TLS) are the admin client's too; the rest does not concern it.
-        settings.passThrough().forEach((name, value) -> {
-            if (AdminClientConfig.configNames().contains(name)) {
-                properties.put(name, value);
-            }
-        });
-        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+        // The producer's security settings (SASL, TLS) are the admin client's too.
+        Map<String, Object> properties = AdminClientSettings.of(settings.passThrough(), settings.bootstrapServers());
         properties.put(AdminClientConfig.CLIENT_ID_CONFIG, settings.clientId() + "-durability-check");
         properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) CHECK_TIMEOUT.toMillis());
         properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) CHECK_TIMEOUT.toMillis() / 2);
