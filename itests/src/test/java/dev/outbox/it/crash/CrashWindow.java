@@ -76,6 +76,10 @@ public final class CrashWindow {
             route.put("outbox.kafka.send-timeout-ms", "5000");
             route.put("outbox.kafka.max-block-ms", "2000");
             route.put("outbox.publisher.lease-ms", "15000");
+            // The halted server's consumers leave their groups after 10 s instead of the default 45 s, so the
+            // takeover's consumers get the partitions sooner; what a window proves does not depend on it.
+            route.put("outbox.kafka.consumer.session.timeout.ms", "10000");
+            route.put("mp.messaging.incoming.order-events.session.timeout.ms", "10000");
             route.put("example.invoicing.topic", "crash.Order");
             route.put("example.invoicing.group", "invoicing-crash");
             route.put("mp.messaging.incoming.order-events.topic", "crash.Order");
@@ -110,7 +114,9 @@ public final class CrashWindow {
         for (String order : orders) {
             identities.put(order, identities(db.eventsOf(order)));
         }
-        server.stop();
+        // Nothing is in flight (the publisher is off, every order committed): a kill loses nothing and spares the
+        // graceful stop's seconds, some 13 windows a build.
+        server.kill();
 
         // 2. The publisher's first batch holds the whole backlog when the JVM halts at the failpoint.
         server.use(routeWith("outbox.failpoint", failpoint));

@@ -1,0 +1,187 @@
+package dev.outbox.it.upgrade;
+
+import dev.outbox.it.support.CrashServer;
+import dev.outbox.it.support.ExampleService;
+import dev.outbox.it.support.LibertyProcess;
+import dev.outbox.it.support.OutboxDatabase;
+import dev.outbox.it.support.OutboxDatabase.StoredEvent;
+import dev.outbox.it.support.ServerLog;
+import dev.outbox.it.support.Settings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static dev.outbox.it.support.Eventually.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A rolling upgrade across a schema version and its rollback (R8.4), on PostgreSQL: the previous release's EAR
+ * (built from the last commit before the newest schema version, {@code it.upgrade.previous}) and this build's run
+ * side by side on one database while clients place and pay orders, both publishing; then the upgraded server is
+ * rolled back to the previous release. The two crash servers play the fleet; each server's claims carry its own
+ * claimer id, so the table says which release published what.
+ */
+@EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
+class RollingUpgradeIT {
+
+    private static final Path PREVIOUS = Path.of(Settings.required("it.upgrade.previous.ear"));
+    private static final Path CURRENT = Path.of(Settings.required("it.ear"));
+    /** The previous release's newest schema version, and this build's. */
+    private static final int PREVIOUS_SCHEMA = 6;
+    private static final int CURRENT_SCHEMA = 7;
+    private static final String RELEASE_FILE = "upgrade.xml";
+
+    private final ExampleService serviceA = CrashServer.service();
+    private final ExampleService serviceB = new ExampleService(Settings.required("it.crash.b.base.url"));
+    private final LibertyProcess serverA = CrashServer.process(serviceA);
+    private final LibertyProcess serverB = new LibertyProcess(Path.of(Settings.required("it.wlp")),
+            "outbox-it-crash-b", serviceB);
+    private final OutboxDatabase db = CrashServer.database();
+
+    /** Both servers stopped and on this build's EAR again, whatever the test left, for the suites after it. */
+    @AfterEach
+    void stopBothOnThisBuild() throws Exception {
+        for (LibertyProcess server : List.of(serverA, serverB)) {
+            server.stop();
+            server.kill();
+            server.deleteOverride(RELEASE_FILE);
+            Files.copy(CURRENT, dropin(server), StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    @Test
+    void aServerUpgradedBesideThePreviousReleaseAndRolledBackLosesNoEventAndAppliesNoneTwice() throws Exception {
+        String tag = "upgrade-" + UUID.randomUUID();
+        // 0. The fleet before the upgrade: both servers on the previous release, the database at its schema.
+        db.execute("DROP TABLE IF EXISTS outbox_replay_requester");
+        deploy(serverA, PREVIOUS, "a-previous");
+        deploy(serverB, PREVIOUS, "b-previous");
+        startBoth();
+        assertRelease(serverA, PREVIOUS_SCHEMA);
+        assertRelease(serverB, PREVIOUS_SCHEMA);
+
+        try (Clients clients = new Clients(tag, serviceA, serviceB)) {
+            clients.awaitOrders(15);
+
+            // 1. The upgrade: A gets this build (and installs its schema) while B, on the previous release, takes
+            //    orders and publishes.
+            clients.sendTo(serviceB);
+            serverA.stop();
+            deploy(serverA, CURRENT, "a-current");
+            serverA.start();
+            assertRelease(serverA, CURRENT_SCHEMA);
+            assertEquals(0, db.count("outbox_replay_requester", "1 = 1"), "the new release installed schema V7");
+
+            // 2. Side by side: orders go to both, each placed on one server and paid on the other, so one
+            //    aggregate's versions are written by both releases; both publish.
+            clients.sendTo(serviceA, serviceB);
+            long previousBefore = delivered(tag, "b-previous");
+            clients.awaitOrders(clients.orders().size() + 40);
+            await(Duration.ofSeconds(60), "the previous release (server B) publishing beside the new one",
+                    () -> delivered(tag, "b-previous"), n -> n > previousBefore);
+            await(Duration.ofSeconds(60), "the new release (server A) publishing beside the previous one",
+                    () -> delivered(tag, "a-current"), n -> n > 0);
+
+            // 3. The rollback: A goes back to the previous release on the database the new one migrated.
+            clients.sendTo(serviceB);
+            serverA.stop();
+            deploy(serverA, PREVIOUS, "a-rolled-back");
+            serverA.start();
+            assertRelease(serverA, PREVIOUS_SCHEMA);
+            clients.sendTo(serviceA, serviceB);
+            clients.awaitOrders(clients.orders().size() + 15);
+            clients.close();
+
+            List<String> orders = clients.orders();
+            assertEquals(List.of(), clients.refusals(), "every request got 201 or 200 across upgrade and rollback");
+            await(Duration.ofSeconds(120), "all " + 2 * orders.size() + " events of the orders delivered",
+                    () -> db.count("outbox_event", ofThe(tag) + " AND state = 'DELIVERED'"),
+                    n -> n == 2L * orders.size());
+            assertEquals(0, db.count("outbox_event", ofThe(tag) + " AND state <> 'DELIVERED'"),
+                    "nothing parked or pending");
+            await(Duration.ofSeconds(120), "one shipment per order",
+                    () -> orders.stream().mapToLong(o -> db.countWhere("shipment", "order_id", o)).sum(),
+                    n -> n == orders.size());
+            for (String order : orders) {
+                List<StoredEvent> events = db.eventsOf(order);
+                assertEquals(List.of(1L, 2L), events.stream().map(StoredEvent::aggregateVersion).sorted().toList(),
+                        "order " + order + " has its two versions, once each");
+                assertEquals(1, db.countWhere("shipment", "order_id", order), "exactly one shipment for " + order);
+            }
+            Map<String, Long> byClaimer = db.countBy("outbox_event", "claimed_by", ofThe(tag));
+            System.out.println("rolling upgrade: " + orders.size() + " orders, " + 2 * orders.size()
+                    + " events delivered, by claimer " + byClaimer);
+        }
+    }
+
+    private static String ofThe(String tag) {
+        return "payload LIKE '%" + tag + "%'";
+    }
+
+    private long delivered(String tag, String claimer) {
+        return db.count("outbox_event", ofThe(tag) + " AND state = 'DELIVERED' AND claimed_by = '" + claimer + "'");
+    }
+
+    /** Puts a release on a stopped server, with a claimer id that names the server and the release. */
+    private static void deploy(LibertyProcess server, Path ear, String claimer) throws Exception {
+        Files.copy(ear, dropin(server), StandardCopyOption.REPLACE_EXISTING);
+        server.writeOverride(RELEASE_FILE, "<server><variable name=\"outbox.publisher.claimer-id\" value=\""
+                + claimer + "\"/></server>");
+    }
+
+    private static Path dropin(LibertyProcess server) {
+        return server.serverDir().resolve("dropins").resolve("example-ear.ear");
+    }
+
+    private void startBoth() throws Exception {
+        ExecutorService starters = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Object>> started = starters.invokeAll(List.of(() -> {
+                serverA.start();
+                return null;
+            }, () -> {
+                serverB.start();
+                return null;
+            }));
+            for (Future<Object> done : started) {
+                done.get();
+            }
+        } finally {
+            starters.shutdown();
+        }
+    }
+
+    private static final Pattern SCRIPT = Pattern.compile("outbox schema script applied: \\S+/V(\\d+)__");
+
+    /**
+     * The release a server runs, told by the newest schema script it applied at this start (the crash servers
+     * create the schema at start), and that it started without an application error.
+     */
+    private static void assertRelease(LibertyProcess server, int schema) {
+        String log = ServerLog.messages(server.serverDir());
+        int newest = 0;
+        Matcher script = SCRIPT.matcher(log);
+        while (script.find()) {
+            newest = Math.max(newest, Integer.parseInt(script.group(1)));
+        }
+        assertEquals(schema, newest, "the release on " + server.serverDir().getFileName() + " applies scripts up to V"
+                + schema);
+        assertTrue(log.contains("CWWKZ0001I: Application example-ear started"), "example-ear started");
+        assertFalse(log.matches("(?s).*CWWKZ000[24]E.*"), "no application start failure in the server log");
+    }
+}
