@@ -13,9 +13,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import static dev.outbox.it.support.Eventually.await;
 
 /**
- * A client placing and paying orders without pause on the servers it is told to use: each order placed on one
+ * A client placing and paying orders at a steady pace on the servers it is told to use: each order placed on one
  * and paid on the next, so one aggregate's versions come from different servers. Before a server is taken away
  * the test narrows the targets, and the switch returns only once no request is on its way to a removed server.
+ * Each phase of the test gives the orders a customer id of its own, so it can tell who published which phase.
  */
 final class Clients implements AutoCloseable {
 
@@ -25,12 +26,12 @@ final class Clients implements AutoCloseable {
      */
     private static final long PACE_MS = 200;
 
-    private final String customer;
     private final List<String> orders = Collections.synchronizedList(new ArrayList<>());
     private final List<String> refusals = Collections.synchronizedList(new ArrayList<>());
     private final AtomicLong rounds = new AtomicLong();
     private final Thread thread;
     private volatile List<ExampleService> targets;
+    private volatile String customer;
     private volatile boolean closed;
 
     Clients(String customer, ExampleService... targets) {
@@ -44,20 +45,21 @@ final class Clients implements AutoCloseable {
         long i = 0;
         while (!closed) {
             List<ExampleService> now = targets;
+            String placedFor = customer;
             ExampleService placeOn = now.get((int) (i % now.size()));
             ExampleService payOn = now.get((int) ((i + 1) % now.size()));
             i++;
             try {
-                Reply placed = placeOn.placeOrder(customer, BigDecimal.ONE);
+                Reply placed = placeOn.placeOrder(placedFor, BigDecimal.ONE);
                 if (placed.status() != 201) {
                     refusals.add("place: " + placed);
                 } else {
+                    // Tracked before the payment: whatever happens to it, this order committed.
+                    orders.add(placed.orderId());
                     Reply paid = payOn.pay(placed.orderId(), 1);
                     if (paid.status() != 200) {
                         refusals.add("pay " + placed.orderId() + ": " + paid);
                     }
-                    // An order placed counts even if its payment was refused: its OrderPlaced must be delivered.
-                    orders.add(placed.orderId());
                 }
             } catch (RuntimeException e) {
                 refusals.add(e.toString());
@@ -71,12 +73,17 @@ final class Clients implements AutoCloseable {
         }
     }
 
-    /** Sends every later request to these servers; returns once no request is on its way elsewhere. */
-    void sendTo(ExampleService... servers) {
+    /**
+     * Places every later order for {@code customer} on these servers; returns once no request is on its way
+     * elsewhere.
+     */
+    void sendTo(String customer, ExampleService... servers) {
+        this.customer = customer;
         targets = List.of(servers);
         long now = rounds.get();
-        // The round in progress may still use the old targets; the one after it cannot.
-        await(Duration.ofSeconds(30), "the clients' requests to the old targets answered", rounds::get,
+        // The round in progress may still use the old targets; the one after it cannot. A round is two requests
+        // of at most 30 s each.
+        await(Duration.ofSeconds(130), "the clients' requests to the old targets answered", rounds::get,
                 n -> n >= now + 2);
     }
 
