@@ -5,13 +5,11 @@ import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.LibertyProcess;
 import dev.outbox.it.support.OutboxDatabase;
-import dev.outbox.it.support.Settings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import java.math.BigDecimal;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -34,12 +32,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ConcurrentPublishersIT {
 
     private static final int ORDERS = 400;
-    private static final Path WLP = Path.of(Settings.required("it.wlp"));
     private final ExampleService serviceA = CrashServer.service();
-    private final ExampleService serviceB = new ExampleService(Settings.required("it.crash.b.base.url"));
+    private final ExampleService serviceB = CrashServer.secondService();
     private final LibertyProcess serverA = CrashServer.process(serviceA);
-    private final LibertyProcess serverB = new LibertyProcess(WLP, System.getProperty("it.crash.b.server",
-            "outbox-it-crash-b"), serviceB);
+    private final LibertyProcess serverB = CrashServer.secondProcess(serviceB);
     private final OutboxDatabase db = CrashServer.database();
 
     @AfterEach

@@ -173,13 +173,7 @@ public final class CrashWindow {
     private long absorbed(List<String> orders) {
         String consumer = kafkaBootstrap != null ? "invoicing" : "shipping";
         String in = String.join(", ", java.util.Collections.nCopies(orders.size(), "?"));
-        List<Object> values = new ArrayList<>();
-        values.add(consumer);
-        values.addAll(orders);
-        Object sum = db.rows("SELECT SUM(p.duplicates) FROM processed_event p JOIN outbox_event e"
-                + " ON p.event_id = e.event_id WHERE p.consumer = ? AND e.aggregate_id IN (" + in + ")",
-                values.toArray()).get(0).get(0);
-        return sum == null ? 0 : ((Number) sum).longValue();
+        return db.inboxMarks(consumer, "e.aggregate_id IN (" + in + ")", orders.toArray()).absorbed();
     }
 
     /** The windows where the broker had the batch but the table did not say so. */

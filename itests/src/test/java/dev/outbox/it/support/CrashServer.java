@@ -23,6 +23,19 @@ public final class CrashServer {
                 service);
     }
 
+    /**
+     * The second crash server on the same database ({@code outbox-it-crash-b}, in the MariaDB run
+     * {@code outbox-it-crash-b-mariadb}), for the suites that run two servers on one table.
+     */
+    public static ExampleService secondService() {
+        return new ExampleService(Settings.required("it.crash.b.base.url"));
+    }
+
+    public static LibertyProcess secondProcess(ExampleService service) {
+        return new LibertyProcess(Path.of(Settings.required("it.wlp")), System.getProperty("it.crash.b.server",
+                "outbox-it-crash-b"), service);
+    }
+
     public static String jdbcUrl() {
         return Settings.required("it.crash.jdbc.url");
     }

@@ -132,6 +132,23 @@ public final class OutboxDatabase {
         return rows;
     }
 
+    /**
+     * A consumer's inbox marks of the outbox events matching {@code eventCondition} (on {@code outbox_event e}, with
+     * {@code values} for its placeholders): how many there are, and how many re-sends they absorbed.
+     */
+    public record InboxMarks(long marks, long absorbed) {
+    }
+
+    public InboxMarks inboxMarks(String consumer, String eventCondition, Object... values) {
+        Object[] parameters = new Object[values.length + 1];
+        parameters[0] = consumer;
+        System.arraycopy(values, 0, parameters, 1, values.length);
+        List<Object> row = rows("SELECT COUNT(*), COALESCE(SUM(p.duplicates), 0) FROM processed_event p"
+                + " JOIN outbox_event e ON p.event_id = e.event_id WHERE p.consumer = ? AND " + eventCondition,
+                parameters).get(0);
+        return new InboxMarks(((Number) row.get(0)).longValue(), ((Number) row.get(1)).longValue());
+    }
+
     /** Rows per value of one column among the rows matching a condition, such as the claimer that delivered them. */
     public java.util.Map<String, Long> countBy(String table, String column, String where) {
         java.util.Map<String, Long> counts = new java.util.TreeMap<>();

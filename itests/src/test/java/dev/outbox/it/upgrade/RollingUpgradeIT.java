@@ -44,10 +44,9 @@ class RollingUpgradeIT {
     private static final String RELEASE_FILE = "upgrade.xml";
 
     private final ExampleService serviceA = CrashServer.service();
-    private final ExampleService serviceB = new ExampleService(Settings.required("it.crash.b.base.url"));
+    private final ExampleService serviceB = CrashServer.secondService();
     private final LibertyProcess serverA = CrashServer.process(serviceA);
-    private final LibertyProcess serverB = new LibertyProcess(Path.of(Settings.required("it.wlp")),
-            "outbox-it-crash-b", serviceB);
+    private final LibertyProcess serverB = CrashServer.secondProcess(serviceB);
     private final OutboxDatabase db = CrashServer.database();
 
     /** Both servers stopped and on this build's EAR again, whatever the test left, for the suites after it. */
@@ -123,7 +122,7 @@ class RollingUpgradeIT {
                     "nothing parked or pending");
             // Each event reached the shipping consumer (its inbox marks OrderPlaced too, which ships nothing).
             await(Duration.ofSeconds(120), "an inbox mark of shipping for each of the " + 2 * orders.size() + " events",
-                    () -> marked(tag), n -> n == 2L * orders.size());
+                    () -> db.inboxMarks("shipping", "e." + ofThe(tag)).marks(), n -> n == 2L * orders.size());
             for (String order : orders) {
                 assertEquals(List.of(1L, 2L), db.eventsOf(order).stream().map(StoredEvent::aggregateVersion).sorted()
                         .toList(), "order " + order + " has its two versions");
@@ -132,7 +131,7 @@ class RollingUpgradeIT {
             Map<String, Long> byClaimer = db.countBy("outbox_event", "claimed_by", ofThe(tag));
             System.out.println("rolling upgrade: " + orders.size() + " orders, " + 2 * orders.size()
                     + " events delivered, by claimer " + byClaimer + "; re-sends absorbed by shipping's inbox "
-                    + absorbed(tag));
+                    + db.inboxMarks("shipping", "e." + ofThe(tag)).absorbed());
         }
     }
 
@@ -140,18 +139,6 @@ class RollingUpgradeIT {
         List<String> refusals = clients.refusals();
         assertEquals(0, refusals.size(), "every request got 201 or 200 " + when + "; " + refusals.size()
                 + " did not, the first: " + refusals.subList(0, Math.min(5, refusals.size())));
-    }
-
-    private long marked(String tag) {
-        return ((Number) db.rows("SELECT COUNT(*) FROM processed_event p JOIN outbox_event e"
-                + " ON p.event_id = e.event_id WHERE p.consumer = 'shipping' AND e." + ofThe(tag)).get(0).get(0))
-                .longValue();
-    }
-
-    private long absorbed(String tag) {
-        Object sum = db.rows("SELECT SUM(p.duplicates) FROM processed_event p JOIN outbox_event e"
-                + " ON p.event_id = e.event_id WHERE p.consumer = 'shipping' AND e." + ofThe(tag)).get(0).get(0);
-        return sum == null ? 0 : ((Number) sum).longValue();
     }
 
     private static String ofThe(String tag) {
