@@ -18,11 +18,17 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.File;
 import java.math.BigDecimal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 
@@ -76,6 +82,31 @@ class AdminIT {
         Reply badId = as(OPERATOR, "GET", "events/not-a-uuid", null);
         assertEquals(400, badId.status());
         assertTrue(badId.error().contains("eventId"), "the error names the field: " + badId);
+    }
+
+    @Test
+    void repeatedWrongPasswordsLockTheUserNameForAWhileAndOtherPeopleStillLogIn() throws Exception {
+        // Issue 19: Liberty's registries have no lockout; outbox-liberty-login's interceptor adds one. This server
+        // locks a name for 3 s after 5 wrong passwords (itests.xml); the default is 5 minutes.
+        for (int i = 0; i < 5; i++) {
+            assertEquals(401, service.admin(LEAD, "guess-" + i, "GET", "parked", null).status(), "wrong password " + i);
+        }
+        HttpResponse<String> locked = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create(Settings.required("it.base.url") + "/outbox-admin/api/parked"))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+                        (LEAD + ":" + LEAD + "-password").getBytes(StandardCharsets.UTF_8))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, locked.statusCode(), "after 5 wrong passwords the right one is refused too: the name is locked");
+        assertTrue(locked.headers().firstValue("Retry-After").isPresent(), "the refusal says when to try again: "
+                + locked.headers().map());
+        assertTrue(locked.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Basic"),
+                "and still asks for Basic credentials: " + locked.headers().map());
+        assertEquals(200, as(OPERATOR, "GET", "parked", null).status(), "another person is not locked out");
+        await(Duration.ofSeconds(15), "the lock on lead lifts by itself", () -> as(LEAD, "GET", "parked", null).status(),
+                status -> status == 200);
+        String log = ServerLog.everything();
+        assertTrue(log.contains("user name 'lead' locked"), "the lock is logged with the user name");
+        assertFalse(log.contains("guess-0"), "no password is ever logged (R6.3)");
     }
 
     @Test

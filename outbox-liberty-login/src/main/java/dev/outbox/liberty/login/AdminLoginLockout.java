@@ -1,0 +1,147 @@
+package dev.outbox.liberty.login;
+
+import com.ibm.websphere.security.PasswordCheckFailedException;
+import com.ibm.websphere.security.WSSecurityException;
+import com.ibm.websphere.security.WebTrustAssociationFailedException;
+import com.ibm.wsspi.security.registry.RegistryHelper;
+import com.ibm.wsspi.security.tai.TAIResult;
+import com.ibm.wsspi.security.tai.TrustAssociationInterceptor;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.rmi.RemoteException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Stops password guessing against the admin API on Open Liberty (issue 19), whose registries have no lockout of
+ * their own. Liberty calls this interceptor before its own HTTP Basic login for requests to the admin API's
+ * protected paths that carry Basic credentials. It checks the password against the server's user registry (the
+ * same check Liberty's login makes), counts wrong ones per user name, and refuses a name that sent
+ * {@code maxFailures} wrong passwords in one {@code lockout} period for the rest of that period, right password or
+ * not, with 401 and {@code Retry-After}. A right password hands the name to Liberty, which takes its groups from
+ * the registry as for any login; the roles then apply as before. Requests without Basic credentials, and every
+ * other application, are Liberty's own business.
+ *
+ * <p>A bad setting does not open the door: every admin login is refused with 503 and the log names the variable.
+ */
+public final class AdminLoginLockout implements TrustAssociationInterceptor {
+
+    private static final Logger LOG = Logger.getLogger(AdminLoginLockout.class.getName());
+    private static final int TRACKED_NAMES = 10_000;
+    private static final String CHALLENGE = "Basic realm=\"outbox\"";
+
+    private volatile String contextRoot = "/outbox-admin";
+    private volatile FailedLogins failedLogins;
+    private volatile String misconfiguration;
+
+    @Override
+    public int initialize(Properties properties) {
+        contextRoot = LockoutPolicy.contextRoot(properties);
+        try {
+            LockoutPolicy policy = LockoutPolicy.from(properties);
+            failedLogins = new FailedLogins(policy, System::nanoTime, TRACKED_NAMES);
+            LOG.info(() -> "outbox admin login lockout: " + policy.maxFailures() + " wrong passwords lock a user name"
+                    + " for " + policy.lockout() + " (" + LockoutPolicy.MAX_FAILURES + ", " + LockoutPolicy.LOCKOUT
+                    + "), on " + policy.contextRoot());
+        } catch (IllegalArgumentException e) {
+            misconfiguration = e.getMessage();
+            LOG.severe("outbox admin login lockout not started, every admin login is refused until the setting is"
+                    + " fixed: " + misconfiguration);
+        }
+        return 0;
+    }
+
+    @Override
+    public boolean isTargetInterceptor(HttpServletRequest request) {
+        String path = request.getRequestURI();
+        return path != null && (path.equals(contextRoot) || path.startsWith(contextRoot + "/"))
+                && BasicCredentials.isBasic(request.getHeader("Authorization"));
+    }
+
+    @Override
+    public TAIResult negotiateValidateandEstablishTrust(HttpServletRequest request, HttpServletResponse response)
+            throws WebTrustAssociationFailedException {
+        Verdict verdict = decide(request, response, (user, password) -> {
+            try {
+                return Optional.of(RegistryHelper.getUserRegistry(null).checkPassword(user, password));
+            } catch (PasswordCheckFailedException wrongPassword) {
+                return Optional.empty();
+            }
+        });
+        return verdict.securityName() == null ? TAIResult.create(verdict.status())
+                : TAIResult.create(verdict.status(), verdict.securityName());
+    }
+
+    /** The registry's password check: the security name, or empty for a wrong password. */
+    interface PasswordCheck {
+        Optional<String> securityName(String user, String password) throws WSSecurityException, RemoteException;
+    }
+
+    /** What Liberty is told: 200 with the name to log in, or the status to answer. */
+    record Verdict(int status, String securityName) {
+    }
+
+    Verdict decide(HttpServletRequest request, HttpServletResponse response, PasswordCheck registry) {
+        if (misconfiguration != null) {
+            return new Verdict(HttpServletResponse.SC_SERVICE_UNAVAILABLE, null);
+        }
+        Optional<BasicCredentials> credentials = BasicCredentials.parse(request.getHeader("Authorization"));
+        if (credentials.isEmpty()) {
+            return challenge(response);
+        }
+        String user = credentials.get().user();
+        Optional<Duration> locked = failedLogins.lockedFor(user);
+        if (locked.isPresent()) {
+            // the password is not even checked: a locked name gives a guesser no answer
+            response.setHeader("Retry-After", Long.toString(Math.max(1, (locked.get().toMillis() + 999) / 1000)));
+            return challenge(response);
+        }
+        try {
+            Optional<String> securityName = registry.securityName(user, credentials.get().password());
+            if (securityName.isPresent()) {
+                failedLogins.succeeded(user);
+                return new Verdict(HttpServletResponse.SC_OK, securityName.get());
+            }
+            if (failedLogins.failed(user)) {
+                LOG.warning(() -> "outbox admin login: user name " + printable(user) + " locked after repeated wrong"
+                        + " passwords, last from " + request.getRemoteAddr());
+            }
+            return challenge(response);
+        } catch (WSSecurityException | RemoteException e) {
+            // the registry (an LDAP server, say) did not answer: no verdict on the password, nothing counted
+            LOG.log(Level.WARNING, "outbox admin login: the user registry could not check a password: "
+                    + e.getClass().getName());
+            return new Verdict(HttpServletResponse.SC_SERVICE_UNAVAILABLE, null);
+        }
+    }
+
+    private static Verdict challenge(HttpServletResponse response) {
+        response.setHeader("WWW-Authenticate", CHALLENGE);
+        return new Verdict(HttpServletResponse.SC_UNAUTHORIZED, null);
+    }
+
+    /** A name as a guesser sent it can be anything: the log gets at most 64 printable characters of it. */
+    static String printable(String user) {
+        StringBuilder out = new StringBuilder("'");
+        user.codePoints().limit(64).forEach(c -> out.appendCodePoint(Character.isISOControl(c) ? '?' : c));
+        return out.append(user.codePointCount(0, user.length()) > 64 ? "...'" : "'").toString();
+    }
+
+    @Override
+    public String getVersion() {
+        return "1";
+    }
+
+    @Override
+    public String getType() {
+        return "outbox admin login lockout";
+    }
+
+    @Override
+    public void cleanup() {
+        failedLogins = null;
+    }
+}

@@ -1,0 +1,36 @@
+package dev.outbox.liberty.login;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Optional;
+
+/** The user name and password of an HTTP Basic {@code Authorization} header (RFC 7617, UTF-8). */
+record BasicCredentials(String user, String password) {
+
+    @Override
+    public String toString() {
+        return "BasicCredentials[user=" + user + "]"; // R6.3: never a secret in a log line
+    }
+
+    static boolean isBasic(String header) {
+        return header != null && header.regionMatches(true, 0, "Basic ", 0, 6);
+    }
+
+    /** Empty when the header is not Basic, not Base64 or has no colon: the server's own login then refuses it. */
+    static Optional<BasicCredentials> parse(String header) {
+        if (!isBasic(header)) {
+            return Optional.empty();
+        }
+        String decoded;
+        try {
+            decoded = new String(Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+        int colon = decoded.indexOf(':');
+        if (colon <= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new BasicCredentials(decoded.substring(0, colon), decoded.substring(colon + 1)));
+    }
+}

@@ -1,0 +1,39 @@
+package dev.outbox.liberty.login;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class BasicCredentialsTest {
+
+    @Test
+    void aBasicHeaderGivesItsUserAndPassword() {
+        assertEquals(Optional.of(new BasicCredentials("lead", "pa:ss")), BasicCredentials.parse(basic("lead:pa:ss")));
+        assertEquals(Optional.of(new BasicCredentials("\u00e9", "p")), BasicCredentials.parse(basic("\u00e9:p")));
+        assertTrue(BasicCredentials.isBasic("basic " + "x"), "the scheme is matched without case");
+    }
+
+    @Test
+    void headersThatAreNotBasicCredentialsGiveNothing() {
+        assertEquals(Optional.empty(), BasicCredentials.parse(null));
+        assertEquals(Optional.empty(), BasicCredentials.parse("Bearer abc"));
+        assertEquals(Optional.empty(), BasicCredentials.parse("Basic !!!"));
+        assertEquals(Optional.empty(), BasicCredentials.parse(basic("no-colon")));
+        assertEquals(Optional.empty(), BasicCredentials.parse(basic(":no-user")));
+        assertFalse(BasicCredentials.isBasic("Basic"));
+    }
+
+    @Test
+    void thePasswordNeverAppearsInTheTextForm() {
+        assertFalse(new BasicCredentials("lead", "secret").toString().contains("secret"));
+    }
+
+    private static String basic(String userColonPassword) {
+        return "Basic " + Base64.getEncoder().encodeToString(userColonPassword.getBytes(StandardCharsets.UTF_8));
+    }
+}
