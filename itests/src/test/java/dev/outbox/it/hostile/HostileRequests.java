@@ -43,8 +43,8 @@ final class HostileRequests {
 
     private static final String JSON = "application/json";
     private static final String[] PEOPLE = {"operator", "approver", "lead"};
-    // Wrong passwords go to lead only: the server locks a name after a few (issue 19), and the garbage attacks
-    // must still get past the login to reach the parsers.
+    // Wrong passwords go to lead (or names nobody has) only: the server locks a name after a few (issue 19), and
+    // the garbage attacks, as operator or approver, must still get past the login to reach the parsers.
     private static final String GUESSED = "lead";
     private static final String[] LOGGED_IN = {"operator", "approver"};
 
@@ -332,9 +332,9 @@ final class HostileRequests {
             case 0 -> null;
             case 1 -> basic(GUESSED, "not-the-password-" + serial);
             case 2 -> basic("nobody-" + serial, "x");
-            case 3 -> basic(pick(PEOPLE) + "\u0000", pick(PEOPLE) + "-password");
+            case 3 -> basic(GUESSED + "\u0000", pick(PEOPLE) + "-password");
             case 4 -> "Basic " + pick("!!!", "", "Og==", "dXNlcg==", "x".repeat(5_000));
-            case 5 -> pick("Bearer abc.def.ghi", "Digest username=\"operator\"", "Basic", "basic b3BlcmF0b3I6");
+            case 5 -> pick("Bearer abc.def.ghi", "Digest username=\"operator\"", "Basic", "basic bm9ib2R5Og==" /* nobody: */);
             default -> basic("\u00e9\ud83d\ude00" + "o".repeat(random.nextInt(2_000)), "p");
         };
         if (credentials != null) {

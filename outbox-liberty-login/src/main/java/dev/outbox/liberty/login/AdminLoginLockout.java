@@ -6,59 +6,61 @@ import com.ibm.websphere.security.WebTrustAssociationFailedException;
 import com.ibm.wsspi.security.registry.RegistryHelper;
 import com.ibm.wsspi.security.tai.TAIResult;
 import com.ibm.wsspi.security.tai.TrustAssociationInterceptor;
+import dev.outbox.liberty.login.FailedLogins.Attempt;
+import dev.outbox.liberty.login.FailedLogins.Locked;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.rmi.RemoteException;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * Stops password guessing against the admin API on Open Liberty (issue 19), whose registries have no lockout of
- * their own. Liberty calls this interceptor before its own HTTP Basic login for requests to the admin API's
- * protected paths that carry Basic credentials. It checks the password against the server's user registry (the
- * same check Liberty's login makes), counts wrong ones per user name, and refuses a name that sent
+ * their own. Liberty calls this interceptor before its own login for every request that carries HTTP Basic
+ * credentials with a user name, protected path or not (a guess sent to {@code /health/live} is a guess too: Liberty checks
+ * credentials on unprotected paths as well). The interceptor checks the password against the server's user
+ * registry, the same check Liberty's login makes, counts wrong ones per user name, and refuses a name that sent
  * {@code maxFailures} wrong passwords in one {@code lockout} period for the rest of that period, right password or
- * not, with 401 and {@code Retry-After}. A right password hands the name to Liberty, which takes its groups from
- * the registry as for any login; the roles then apply as before. Requests without Basic credentials, and every
- * other application, are Liberty's own business.
+ * not, with 401 and {@code Retry-After}, without asking the registry. A right password goes back to Liberty as the
+ * user's name, and Liberty takes the groups from the registry as for any login; the roles apply as before.
+ * Requests without Basic credentials are Liberty's own business. Like Elytron's lock on WildFly, it covers every
+ * Basic login to the server, not only the admin API's.
  *
- * <p>A bad setting does not open the door: every admin login is refused with 503 and the log names the variable.
+ * <p>A bad setting does not open the door: every Basic login is refused with 503 and the log names the variable.
  */
 public final class AdminLoginLockout implements TrustAssociationInterceptor {
 
     private static final Logger LOG = Logger.getLogger(AdminLoginLockout.class.getName());
     private static final int TRACKED_NAMES = 10_000;
+    /** Longer names are refused unchecked: no registry's user has one, and the table stays small (10,000 x 256). */
+    static final int LONGEST_NAME = 256;
     private static final String CHALLENGE = "Basic realm=\"outbox\"";
 
-    private volatile String contextRoot = "/outbox-admin";
     private volatile FailedLogins failedLogins;
     private volatile String misconfiguration;
 
     @Override
     public int initialize(Properties properties) {
-        contextRoot = LockoutPolicy.contextRoot(properties);
         try {
             LockoutPolicy policy = LockoutPolicy.from(properties);
             failedLogins = new FailedLogins(policy, System::nanoTime, TRACKED_NAMES);
-            LOG.info(() -> "outbox admin login lockout: " + policy.maxFailures() + " wrong passwords lock a user name"
-                    + " for " + policy.lockout() + " (" + LockoutPolicy.MAX_FAILURES + ", " + LockoutPolicy.LOCKOUT
-                    + "), on " + policy.contextRoot());
+            misconfiguration = null;
+            LOG.info(() -> "outbox admin login lockout: " + policy.maxFailures() + " wrong passwords within "
+                    + policy.lockout() + " lock a user name for " + policy.lockout() + " ("
+                    + LockoutPolicy.MAX_FAILURES + ", " + LockoutPolicy.LOCKOUT + ")");
         } catch (IllegalArgumentException e) {
             misconfiguration = e.getMessage();
-            LOG.severe("outbox admin login lockout not started, every admin login is refused until the setting is"
-                    + " fixed: " + misconfiguration);
+            LOG.severe("outbox admin login lockout not started, every HTTP Basic login is refused until the setting"
+                    + " is fixed: " + misconfiguration);
         }
         return 0;
     }
 
+    /** Basic credentials that name a user: a header that does not is Liberty's to refuse, as before. */
     @Override
     public boolean isTargetInterceptor(HttpServletRequest request) {
-        String path = request.getRequestURI();
-        return path != null && (path.equals(contextRoot) || path.startsWith(contextRoot + "/"))
-                && BasicCredentials.isBasic(request.getHeader("Authorization"));
+        return BasicCredentials.parse(request.getHeader("Authorization")).isPresent();
     }
 
     @Override
@@ -89,31 +91,32 @@ public final class AdminLoginLockout implements TrustAssociationInterceptor {
             return new Verdict(HttpServletResponse.SC_SERVICE_UNAVAILABLE, null);
         }
         Optional<BasicCredentials> credentials = BasicCredentials.parse(request.getHeader("Authorization"));
-        if (credentials.isEmpty()) {
+        if (credentials.isEmpty() || credentials.get().user().length() > LONGEST_NAME) {
             return challenge(response);
         }
         String user = credentials.get().user();
-        Optional<Duration> locked = failedLogins.lockedFor(user);
-        if (locked.isPresent()) {
+        FailedLogins.Admission admission = failedLogins.begin(user);
+        if (admission instanceof Locked locked) {
             // the password is not even checked: a locked name gives a guesser no answer
-            response.setHeader("Retry-After", Long.toString(Math.max(1, (locked.get().toMillis() + 999) / 1000)));
+            response.setHeader("Retry-After", Long.toString(Math.max(1, (locked.left().toMillis() + 999) / 1000)));
             return challenge(response);
         }
+        Attempt attempt = (Attempt) admission;
         try {
             Optional<String> securityName = registry.securityName(user, credentials.get().password());
             if (securityName.isPresent()) {
-                failedLogins.succeeded(user);
+                failedLogins.right(attempt);
                 return new Verdict(HttpServletResponse.SC_OK, securityName.get());
             }
-            if (failedLogins.failed(user)) {
+            if (attempt.locks()) {
                 LOG.warning(() -> "outbox admin login: user name " + printable(user) + " locked after repeated wrong"
                         + " passwords, last from " + request.getRemoteAddr());
             }
             return challenge(response);
         } catch (WSSecurityException | RemoteException e) {
             // the registry (an LDAP server, say) did not answer: no verdict on the password, nothing counted
-            LOG.log(Level.WARNING, "outbox admin login: the user registry could not check a password: "
-                    + e.getClass().getName());
+            failedLogins.right(attempt);
+            LOG.warning("outbox admin login: the user registry could not check a password: " + e.getClass().getName());
             return new Verdict(HttpServletResponse.SC_SERVICE_UNAVAILABLE, null);
         }
     }
@@ -123,11 +126,20 @@ public final class AdminLoginLockout implements TrustAssociationInterceptor {
         return new Verdict(HttpServletResponse.SC_UNAUTHORIZED, null);
     }
 
-    /** A name as a guesser sent it can be anything: the log gets at most 64 printable characters of it. */
+    /**
+     * A name as a guesser sent it can be anything: the log gets at most 64 characters of it, with control, format
+     * and line-separating characters (which could forge or reorder log lines) as '?'.
+     */
     static String printable(String user) {
         StringBuilder out = new StringBuilder("'");
-        user.codePoints().limit(64).forEach(c -> out.appendCodePoint(Character.isISOControl(c) ? '?' : c));
+        user.codePoints().limit(64).forEach(c -> out.appendCodePoint(loggable(c) ? c : '?'));
         return out.append(user.codePointCount(0, user.length()) > 64 ? "...'" : "'").toString();
+    }
+
+    private static boolean loggable(int codePoint) {
+        int type = Character.getType(codePoint);
+        return !Character.isISOControl(codePoint) && type != Character.FORMAT && type != Character.LINE_SEPARATOR
+                && type != Character.PARAGRAPH_SEPARATOR && type != Character.UNASSIGNED;
     }
 
     @Override

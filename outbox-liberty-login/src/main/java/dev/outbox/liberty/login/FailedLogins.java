@@ -1,6 +1,8 @@
 package dev.outbox.liberty.login;
 
+import java.text.Normalizer;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -8,78 +10,119 @@ import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
- * Wrong passwords per user name, and the names they locked. Time is the JVM's monotonic clock: a wall clock
- * set back or forward neither lifts nor stretches a lock. The map is bounded, so guessing across many invented
- * names cannot fill the heap; the names used least recently are forgotten first.
+ * Wrong passwords per user name within one lockout period, and the names they locked.
+ *
+ * <p>An attempt counts as wrong from the moment it {@link #begin begins} and is taken back only when the registry
+ * says the password was right: parallel guesses cannot slip past the limit while the registry is still checking
+ * the first ones. A right password takes back its own attempt only, never earlier wrong ones, so a colleague
+ * using the same name does not give a guesser fresh tries. Time is the JVM's monotonic clock: a wall clock set
+ * back or forward neither lifts nor stretches a lock. At most {@code capacity} names are kept; when full, the
+ * least recently used name that is not locked is forgotten first (a locked one only when every name is locked).
  */
 final class FailedLogins {
 
     private final LockoutPolicy policy;
     private final LongSupplier nanoClock;
-    private final Map<String, Attempts> byName;
+    private final int capacity;
+    private final LinkedHashMap<String, Attempts> byName = new LinkedHashMap<>(64, 0.75f, true);
 
-    /** Wrong passwords since the first one of the current period, and until when the name is refused. */
+    /** Attempts counted in the current period, and until when the name is refused. */
     private static final class Attempts {
-        int failures;
-        long firstFailureAt;
-        long lockedUntil;
+        int counted;
+        long periodStart;
         boolean locked;
+        long lockedUntil;
+    }
+
+    /** What {@link #begin} decides: the name is locked, or one attempt may go to the registry. */
+    sealed interface Admission permits Locked, Attempt {
+    }
+
+    /** The name is refused for {@code left} more, whatever password it sent. */
+    record Locked(Duration left) implements Admission {
+    }
+
+    /** One login attempt under way; {@code locks} when it is the one that locked its name, should it be wrong. */
+    record Attempt(String key, boolean locks) implements Admission {
     }
 
     FailedLogins(LockoutPolicy policy, LongSupplier nanoClock, int capacity) {
         this.policy = policy;
         this.nanoClock = nanoClock;
-        this.byName = new LinkedHashMap<>(64, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Attempts> eldest) {
-                return size() > capacity;
-            }
-        };
+        this.capacity = capacity;
     }
 
-    /** How long the name stays locked, or empty when it may try a password now. */
-    synchronized Optional<Duration> lockedFor(String user) {
-        Attempts attempts = byName.get(key(user));
-        if (attempts == null || !attempts.locked) {
-            return Optional.empty();
-        }
-        long left = attempts.lockedUntil - nanoClock.getAsLong();
-        if (left <= 0) {
-            byName.remove(key(user));
-            return Optional.empty();
-        }
-        return Optional.of(Duration.ofNanos(left));
-    }
-
-    /** Counts a wrong password; true when it is the one that locks the name. */
-    synchronized boolean failed(String user) {
+    /** Locked, or an attempt already counted as wrong, to be taken back with {@link #right} if it was not. */
+    synchronized Admission begin(String user) {
         long now = nanoClock.getAsLong();
-        Attempts attempts = byName.computeIfAbsent(key(user), k -> new Attempts());
-        if (attempts.failures == 0 || now - attempts.firstFailureAt > policy.lockout().toNanos()) {
-            // wrong passwords older than one lockout period are forgotten: a typo a month ago does not count
-            attempts.failures = 0;
-            attempts.firstFailureAt = now;
+        String key = key(user);
+        Attempts attempts = byName.get(key);
+        if (attempts == null) {
+            attempts = new Attempts();
+            byName.put(key, attempts);
+            forgetBeyondCapacity(key);
         }
-        attempts.failures++;
-        if (attempts.failures >= policy.maxFailures()) {
+        if (attempts.locked && attempts.lockedUntil - now > 0) {
+            return new Locked(Duration.ofNanos(attempts.lockedUntil - now));
+        }
+        if (attempts.locked || attempts.counted == 0 || now - attempts.periodStart > policy.lockout().toNanos()) {
+            // a lifted lock, or wrong passwords older than one period: a typo a month ago does not count
+            attempts.locked = false;
+            attempts.counted = 0;
+            attempts.periodStart = now;
+        }
+        attempts.counted++;
+        boolean locks = attempts.counted >= policy.maxFailures();
+        if (locks) {
             attempts.locked = true;
             attempts.lockedUntil = now + policy.lockout().toNanos();
-            return true;
         }
-        return false;
+        return new Attempt(key, locks);
     }
 
-    /** The right password: the name starts afresh. */
-    synchronized void succeeded(String user) {
-        byName.remove(key(user));
+    /** The registry accepted the password, or gave no verdict: the attempt is taken back, and the lock it set. */
+    synchronized void right(Attempt attempt) {
+        Attempts attempts = byName.get(attempt.key());
+        if (attempts == null) {
+            return;
+        }
+        attempts.counted = Math.max(0, attempts.counted - 1);
+        if (attempt.locks()) {
+            attempts.locked = false;
+        }
+    }
+
+    /** How long the name is locked now, or empty; for tests and logs. */
+    synchronized Optional<Duration> lockedFor(String user) {
+        Attempts attempts = byName.get(key(user));
+        long left = attempts == null || !attempts.locked ? 0 : attempts.lockedUntil - nanoClock.getAsLong();
+        return left > 0 ? Optional.of(Duration.ofNanos(left)) : Optional.empty();
     }
 
     synchronized int tracked() {
         return byName.size();
     }
 
-    /** Registries such as LDAP match names without regard to case: "Lead" must not get five more guesses. */
-    private static String key(String user) {
-        return user.toLowerCase(Locale.ROOT);
+    /** Never the name just added: a name that is not tracked could be guessed without limit. */
+    private void forgetBeyondCapacity(String added) {
+        if (byName.size() <= capacity) {
+            return;
+        }
+        for (Iterator<Map.Entry<String, Attempts>> eldestFirst = byName.entrySet().iterator(); eldestFirst.hasNext(); ) {
+            Map.Entry<String, Attempts> entry = eldestFirst.next();
+            if (!entry.getValue().locked && !entry.getKey().equals(added)) {
+                eldestFirst.remove();
+                return;
+            }
+        }
+        byName.remove(byName.keySet().iterator().next()); // every other name is locked: the eldest lock goes
+    }
+
+    /**
+     * One key per account as a directory would match it: LDAP compares names without regard to case, compatibility
+     * forms or surrounding and repeated spaces, so " Lead" must not get fresh tries.
+     */
+    static String key(String user) {
+        return Normalizer.normalize(user, Normalizer.Form.NFKC).strip().replaceAll("\\s+", " ").toLowerCase(Locale.ROOT);
     }
 }

@@ -2,8 +2,11 @@ package dev.outbox.liberty.login;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.outbox.liberty.login.FailedLogins.Attempt;
+import dev.outbox.liberty.login.FailedLogins.Locked;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,65 +15,98 @@ import org.junit.jupiter.api.Test;
 class FailedLoginsTest {
 
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
-    private final LockoutPolicy policy = new LockoutPolicy(3, Duration.ofMinutes(5), "/outbox-admin");
+    private final LockoutPolicy policy = new LockoutPolicy(3, Duration.ofMinutes(5));
     private final FailedLogins logins = new FailedLogins(policy, now::get, 100);
 
-    @Test
-    void theFailureThatReachesTheLimitLocksTheNameForTheLockoutPeriod() {
-        assertFalse(logins.failed("lead"));
-        assertFalse(logins.failed("lead"));
-        assertEquals(Optional.empty(), logins.lockedFor("lead"), "two wrong passwords of three allowed lock nothing");
-        assertTrue(logins.failed("lead"), "the third wrong password locks the name");
-        assertEquals(Optional.of(Duration.ofMinutes(5)), logins.lockedFor("lead"));
-        now.addAndGet(Duration.ofMinutes(4).toNanos());
-        assertEquals(Optional.of(Duration.ofMinutes(1)), logins.lockedFor("lead"), "still locked a minute before the end");
-        now.addAndGet(Duration.ofMinutes(1).toNanos());
-        assertEquals(Optional.empty(), logins.lockedFor("lead"), "the lock lifts by itself");
-        assertFalse(logins.failed("lead"), "after the lock the name starts afresh");
+    /** An attempt whose password was wrong: begun and never taken back. */
+    private boolean wrong(String user) {
+        return assertInstanceOf(Attempt.class, logins.begin(user), user + " may still try").locks();
     }
 
     @Test
-    void aLockedNameIsLockedWhateverCaseItIsWrittenIn() {
-        logins.failed("Lead");
-        logins.failed("LEAD");
-        logins.failed("lead");
-        assertTrue(logins.lockedFor("lEaD").isPresent(), "LDAP matches names without case: so does the count");
+    void theWrongPasswordThatReachesTheLimitLocksTheNameForTheLockoutPeriod() {
+        assertFalse(wrong("lead"));
+        assertFalse(wrong("lead"));
+        assertEquals(Optional.empty(), logins.lockedFor("lead"), "two wrong passwords of three allowed lock nothing");
+        assertTrue(wrong("lead"), "the third wrong password locks the name");
+        assertEquals(new Locked(Duration.ofMinutes(5)), logins.begin("lead"), "refused, right password or not");
+        now.addAndGet(Duration.ofMinutes(4).toNanos());
+        assertEquals(new Locked(Duration.ofMinutes(1)), logins.begin("lead"), "still locked a minute before the end");
+        now.addAndGet(Duration.ofMinutes(1).toNanos());
+        assertFalse(wrong("lead"), "the lock lifts by itself and the name starts afresh");
+    }
+
+    @Test
+    void parallelGuessesCountBeforeTheRegistryAnswers() {
+        logins.begin("lead");
+        logins.begin("lead");
+        logins.begin("lead");
+        assertInstanceOf(Locked.class, logins.begin("lead"), "a fourth guess sent while three are being checked");
+    }
+
+    @Test
+    void aRightPasswordTakesBackItsOwnAttemptButNotEarlierWrongOnes() {
+        wrong("lead");
+        wrong("lead");
+        logins.right((Attempt) logins.begin("lead"));
+        assertTrue(wrong("lead"), "a colleague's login between the guesses gives the guesser no fresh tries");
+    }
+
+    @Test
+    void aRightPasswordAsTheLastAllowedAttemptLiftsTheLockItSet() {
+        wrong("lead");
+        wrong("lead");
+        Attempt last = (Attempt) logins.begin("lead");
+        assertTrue(last.locks());
+        logins.right(last);
+        assertEquals(Optional.empty(), logins.lockedFor("lead"), "the right password does not lock its own name");
+    }
+
+    @Test
+    void oneAccountsNameIsCountedOnceHoweverItIsSpelt() {
+        wrong("Lead");
+        wrong(" LEAD ");
+        assertTrue(wrong("\uff4c\uff45\uff41\uff44"), "full-width letters are the same name to a directory (NFKC)");
+        assertTrue(logins.lockedFor("lead").isPresent());
     }
 
     @Test
     void otherNamesAreNotLockedByOneNamesFailures() {
         for (int i = 0; i < 5; i++) {
-            logins.failed("lead");
+            logins.begin("lead");
         }
-        assertEquals(Optional.empty(), logins.lockedFor("operator"));
-    }
-
-    @Test
-    void theRightPasswordForgetsEarlierWrongOnes() {
-        logins.failed("lead");
-        logins.failed("lead");
-        logins.succeeded("lead");
-        assertFalse(logins.failed("lead"), "a success starts the count again");
-        assertFalse(logins.failed("lead"));
-        assertTrue(logins.failed("lead"));
+        assertInstanceOf(Attempt.class, logins.begin("operator"));
     }
 
     @Test
     void wrongPasswordsOlderThanOneLockoutPeriodAreForgotten() {
-        logins.failed("lead");
-        logins.failed("lead");
+        wrong("lead");
+        wrong("lead");
         now.addAndGet(Duration.ofMinutes(6).toNanos());
-        assertFalse(logins.failed("lead"), "two typos six minutes ago and one now are not three in a row");
-        assertFalse(logins.failed("lead"));
-        assertTrue(logins.failed("lead"));
+        assertFalse(wrong("lead"), "two typos six minutes ago and one now are not three in a row");
+        assertFalse(wrong("lead"));
+        assertTrue(wrong("lead"));
     }
 
     @Test
-    void guessingAcrossInventedNamesKeepsTheTableBounded() {
+    void guessingAcrossInventedNamesNeitherGrowsTheTableNorFreesALockedName() {
+        for (int i = 0; i < 3; i++) {
+            wrong("lead");
+        }
         for (int i = 0; i < 1_000; i++) {
-            logins.failed("nobody-" + i);
+            wrong("nobody-" + i);
         }
         assertEquals(100, logins.tracked(), "no more names than the capacity are kept");
-        assertTrue(logins.lockedFor("nobody-999").isEmpty() && logins.tracked() == 100);
+        assertTrue(logins.lockedFor("lead").isPresent(), "names that are not locked are forgotten first");
+    }
+
+    @Test
+    void whenEveryNameIsLockedANewNameIsStillCounted() {
+        FailedLogins small = new FailedLogins(new LockoutPolicy(1, Duration.ofMinutes(5)), now::get, 2);
+        small.begin("a");
+        small.begin("b");
+        assertTrue(((Attempt) small.begin("c")).locks(), "the new name is tracked, the eldest lock goes");
+        assertInstanceOf(Locked.class, small.begin("c"));
+        assertEquals(2, small.tracked());
     }
 }
