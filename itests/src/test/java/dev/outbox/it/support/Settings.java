@@ -14,4 +14,9 @@ public final class Settings {
         }
         return value;
     }
+
+    /** A property with a default: a path of this machine a CI may change, say. */
+    public static String optional(String name, String fallback) {
+        return System.getProperty(name, fallback);
+    }
 }
