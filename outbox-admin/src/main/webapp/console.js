@@ -61,6 +61,7 @@ function show(view) {
   document.querySelectorAll('body > section').forEach(s => { s.hidden = s.id !== view; });
   if (view === 'parked') loadParked();
   if (view === 'audit') loadAudit();
+  if (view === 'replay') loadWaiting();
 }
 
 // Backlog: per event type, against the age readiness allows; the chart is the oldest age of all types.
@@ -233,9 +234,40 @@ async function requestReplay() {
 }
 
 function describeDecision(d) {
-  return 'request ' + d.requestId + ': ' + d.state + ', ' + d.events + ' events, ' + d.replayed + ' re-sent\n'
-      + 'requested by ' + d.requestedBy + ' (' + d.reason + ')'
+  return 'request ' + d.requestId + ': ' + d.state + ', ' + d.events + ' events'
+      + (d.replayed > 0 ? ', ' + d.replayed + ' made due again' : '')
+      + (d.state === 'EXECUTED' ? ', ' + d.pending + ' still waiting to be sent' : '')
+      + '\nrequested by ' + d.requestedBy + ' (' + d.reason + ')'
       + (d.decidedBy ? '\ndecided by ' + d.decidedBy + ' at ' + d.decidedAt : '');
+}
+
+// What waits for a second person. An approver decides here; their own requests say why they cannot (R9.4).
+async function loadWaiting() {
+  const reply = await api('GET', 'replays?limit=100');
+  const rows = document.getElementById('waiting-rows');
+  rows.replaceChildren();
+  if (!reply.ok) { say('waiting replays: ' + (reply.json.error || reply.status)); return; }
+  reply.json.waiting.forEach(r => {
+    const actions = el('td');
+    if (can('outbox-approver')) {
+      if (r.requestedBy === state.user) {
+        actions.appendChild(el('span', 'yours: a second person decides', { class: 'note' }));
+      } else {
+        ['approve', 'reject'].forEach(decision => {
+          const button = el('button', decision === 'approve' ? 'Approve' : 'Reject',
+              { type: 'button', 'data-decide': decision, 'data-request': r.requestId });
+          button.addEventListener('click', async () => {
+            document.getElementById('request-id').value = r.requestId;
+            await showRequest(decision);
+            loadWaiting();
+          });
+          actions.appendChild(button);
+        });
+      }
+    }
+    rows.appendChild(row([r.requestId, r.requestedBy, r.reason, r.events, actions]));
+  });
+  if (reply.json.waiting.length === 0) rows.appendChild(row(['nothing waits', '', '', '', '']));
 }
 
 async function showRequest(decide) {
@@ -278,6 +310,7 @@ document.addEventListener('DOMContentLoaded', async () => {
   document.getElementById('request-approve').addEventListener('click', () => showRequest('approve'));
   document.getElementById('request-reject').addEventListener('click', () => showRequest('reject'));
   document.getElementById('audit-load').addEventListener('click', loadAudit);
+  document.getElementById('waiting-load').addEventListener('click', loadWaiting);
   await who();
   await loadBacklog();
   setInterval(loadBacklog, REFRESH_MS);

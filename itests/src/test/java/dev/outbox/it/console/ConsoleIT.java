@@ -129,6 +129,55 @@ class ConsoleIT {
     }
 
     @Test
+    void aReplayAboveTheThresholdWaitsForASecondPersonWhoApprovesItAndSeesTheResendsCounted() throws IOException {
+        // Three delivered events: above this server's approval threshold of 2 (itests.xml).
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Reply placed = service.placeOrder("console-replay-" + UUID.randomUUID(), new java.math.BigDecimal("3.00"));
+            assertEquals(201, placed.status(), placed.toString());
+            ids.add(await(SOON, "OrderPlaced delivered", () -> db.eventsOf(placed.orderId()).get(0),
+                    e -> e.state().equals("DELIVERED")).eventId().toString());
+        }
+
+        // lead has both roles: requests the replay and is not offered approving it.
+        open("lead", "lead-password");
+        waitForText(By.id("who"), "lead (");
+        click(By.cssSelector("nav button[data-view=replay]"));
+        waitFor(By.id("replay-ids")).sendKeys(String.join("\n", ids));
+        browser.findElement(By.id("replay-reason")).sendKeys("consumers lost their copies");
+        click(By.id("replay-preview"));
+        waitForText(By.id("replay-result"), "needs a second person to approve");
+        assertTrue(browser.findElement(By.id("replay-result")).getText().contains("dry run: 3 events"),
+                browser.findElement(By.id("replay-result")).getText());
+        click(By.id("replay-request"));
+        waitForText(By.id("replay-result"), "AWAITING_APPROVAL");
+        String request = browser.findElement(By.id("request-id")).getAttribute("value");
+        click(By.id("request-show"));
+        waitForText(By.id("request-why"), "You requested this replay");
+        assertFalse(browser.findElement(By.id("request-approve")).isEnabled(), "the requester cannot approve it");
+        click(By.id("waiting-load"));
+        waitForText(By.id("waiting-rows"), "yours: a second person decides");
+        shot("8-replay-waits");
+        browser.quit();
+
+        // The approver sees it waiting, approves it, and watches the re-sends counted.
+        open("approver", "approver-password");
+        waitForText(By.id("who"), "approver (outbox-approver)");
+        click(By.cssSelector("nav button[data-view=replay]"));
+        click(By.cssSelector("button[data-decide=approve][data-request='" + request + "']"));
+        waitForText(By.id("request-result"), "EXECUTED, 3 events, 3 made due again");
+        new WebDriverWait(browser, SOON).withMessage("the replay's progress reaching 0 waiting").until(d -> {
+            d.findElement(By.id("request-show")).click();
+            return d.findElement(By.id("request-result")).getText().contains("0 still waiting to be sent");
+        });
+        shot("9-replay-approved");
+        String inList = "'" + String.join("','", ids) + "'";
+        await(SOON, "the shipping inbox absorbed the 3 re-sends", () -> ((Number) db.rows("SELECT COALESCE(SUM("
+                + "duplicates), 0) FROM processed_event WHERE consumer = 'shipping' AND event_id IN (" + inList + ")")
+                .get(0).get(0)).longValue(), n -> n == 3);
+    }
+
+    @Test
     void anApproversPageOffersNoRepair() throws IOException {
         open("approver", "approver-password");
         waitForText(By.id("who"), "approver (outbox-approver)");

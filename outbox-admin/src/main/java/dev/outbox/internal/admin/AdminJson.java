@@ -71,7 +71,8 @@ final class AdminJson {
                 .add("reason", decision.reason())
                 .add("selection", decision.selection())
                 .add("events", decision.eventCount())
-                .add("replayed", decision.replayed());
+                .add("replayed", decision.replayed())
+                .add("pending", decision.pending());
         optional(json, "decidedBy", decision.decidedBy());
         optional(json, "decidedAt", decision.decidedAt());
         return json.build();

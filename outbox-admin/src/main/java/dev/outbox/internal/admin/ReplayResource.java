@@ -8,11 +8,15 @@ import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.ejb.EJB;
 import jakarta.json.JsonArray;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -66,6 +70,15 @@ public class ReplayResource {
         ReplayDecision decision = replay.request(selection, AdminJson.text(body, "reason"));
         return Response.status(decision.state().equals("EXECUTED") ? Response.Status.CREATED : Response.Status.ACCEPTED)
                 .entity(AdminJson.decision(decision)).build();
+    }
+
+    /** {@code GET /api/replays?limit=100}: the requests waiting for a second person, oldest first (R9.4). */
+    @GET
+    @RolesAllowed({Roles.OPERATOR, Roles.APPROVER})
+    public JsonObject waiting(@QueryParam("limit") @DefaultValue("100") int limit) {
+        JsonArrayBuilder waiting = Json.createArrayBuilder();
+        replay.waiting(AdminJson.limit(limit)).forEach(request -> waiting.add(AdminJson.decision(request)));
+        return Json.createObjectBuilder().add("waiting", waiting).build();
     }
 
     @GET

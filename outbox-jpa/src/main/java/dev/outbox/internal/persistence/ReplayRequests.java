@@ -12,6 +12,15 @@ public final class ReplayRequests {
     public static final String REPLAY_REQUEST_BY_ID = "SELECT request_id, requested_at, requested_by, reason, selection, event_count,"
             + " state, decided_by, decided_at FROM outbox_replay_request WHERE request_id = ?";
 
+    /** The requests waiting for a second person (R9.4), oldest first: what an approver has to decide. */
+    public static final String REPLAY_REQUESTS_WAITING = "SELECT request_id, requested_at, requested_by, reason, selection,"
+            + " event_count, state, decided_by, decided_at FROM outbox_replay_request WHERE state = 'AWAITING_APPROVAL'"
+            + " ORDER BY requested_at, request_id FETCH FIRST ? ROWS ONLY";
+
+    /** A running replay's progress: its events not sent again yet (a state, not a clock, so no server's time counts). */
+    public static final String REPLAY_REQUEST_PENDING = "SELECT COUNT(*) AS events FROM outbox_replay_event r"
+            + " JOIN outbox_event e ON e.event_id = r.event_id WHERE r.request_id = ? AND e.state = 'PENDING'";
+
     /** R9.4: the exact events of a request, stored with it, so an approval replays these and nothing else. */
     public static final String REPLAY_REQUEST_EVENT_INSERT = "INSERT INTO outbox_replay_event (request_id, item_no, event_id) VALUES (?, ?, ?)";
 

@@ -185,6 +185,25 @@ public class Replay {
         }
     }
 
+    /** The requests waiting for a second person (R9.4), oldest first. */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
+    public List<ReplayDecision> waiting(int limit) {
+        try (Connection connection = database.connect();
+             PreparedStatement select = connection.prepareStatement(ReplayRequests.REPLAY_REQUESTS_WAITING)) {
+            select.setInt(1, limit);
+            List<ReplayDecision> waiting = new ArrayList<>();
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    waiting.add(read(rs, 0, 0));
+                }
+            }
+            return waiting;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot list waiting replay requests", e);
+        }
+    }
+
     private ReplayDecision awaiting(Connection connection, UUID requestId, String approver) throws SQLException {
         ReplayDecision request = find(connection, requestId, 0);
         if (!request.state().equals("AWAITING_APPROVAL")) {
@@ -409,10 +428,25 @@ public class Replay {
                 if (!rs.next()) {
                     throw new AdminRefusal(AdminRefusal.Kind.NOT_FOUND, "no replay request " + requestId);
                 }
-                return new ReplayDecision(rs.getObject("request_id", UUID.class), rs.getString("state"),
-                        rs.getString("requested_by"), rs.getString("reason"), rs.getString("selection"),
-                        rs.getInt("event_count"), rs.getString("decided_by"),
-                        rs.getObject("decided_at", OffsetDateTime.class), replayed);
+                ReplayDecision request = read(rs, replayed, 0);
+                return request.state().equals("EXECUTED") ? read(rs, replayed, pending(connection, requestId)) : request;
+            }
+        }
+    }
+
+    private static ReplayDecision read(ResultSet rs, int replayed, long pending) throws SQLException {
+        return new ReplayDecision(rs.getObject("request_id", UUID.class), rs.getString("state"),
+                rs.getString("requested_by"), rs.getString("reason"), rs.getString("selection"),
+                rs.getInt("event_count"), rs.getString("decided_by"), rs.getObject("decided_at", OffsetDateTime.class),
+                replayed, pending);
+    }
+
+    private static long pending(Connection connection, UUID requestId) throws SQLException {
+        try (PreparedStatement count = connection.prepareStatement(ReplayRequests.REPLAY_REQUEST_PENDING)) {
+            count.setObject(1, requestId);
+            try (ResultSet rs = count.executeQuery()) {
+                rs.next();
+                return rs.getLong("events");
             }
         }
     }
