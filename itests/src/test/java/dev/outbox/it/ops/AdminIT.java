@@ -273,6 +273,7 @@ class AdminIT {
         assertEquals(202, requested.status(), requested.toString());
         assertEquals("AWAITING_APPROVAL", requested.body().getString("state"));
         String request = requested.body().getString("requestId");
+        assertTrue(waitingRequests().contains(request), "the request waits in the approvers' list");
         Thread.sleep(1000);
         assertEquals(0, placed.stream().mapToLong(this::duplicatesOf).sum(), "nothing is sent before the approval");
         assertEquals(1, db.execute("UPDATE outbox_event SET state = 'DELIVERED' WHERE event_id = ?", late));
@@ -288,9 +289,12 @@ class AdminIT {
         assertEquals("EXECUTED", approved.body().getString("state"));
         assertEquals(APPROVER, approved.body().getString("decidedBy"));
         assertEquals(3, approved.body().getInt("replayed"));
+        assertFalse(waitingRequests().contains(request), "a decided request leaves the approvers' list");
         for (UUID id : placed) {
             await(SOON, "replayed " + id + " absorbed", () -> duplicatesOf(id), n -> n == 1);
         }
+        await(SOON, "the replay's progress: none of its events still waiting to be sent", () -> as(APPROVER, "GET",
+                "replays/" + request, null).body().getJsonNumber("pending").longValue(), n -> n == 0);
         Thread.sleep(1000);
         assertEquals(0, duplicatesOf(late), "the event delivered after the request was not replayed (issue 16 item 7)");
         assertEquals(409, as(APPROVER, "POST", "replays/" + request + "/approve", null).status(),
@@ -454,6 +458,11 @@ class AdminIT {
 
     private String stateOf(UUID eventId) {
         return (String) db.rows("SELECT state FROM outbox_event WHERE event_id = ?", eventId).get(0).get(0);
+    }
+
+    private List<String> waitingRequests() {
+        return as(APPROVER, "GET", "replays?limit=1000", null).body().getJsonArray("waiting").stream()
+                .map(r -> r.asJsonObject().getString("requestId")).toList();
     }
 
     private long duplicatesOf(UUID eventId) {
