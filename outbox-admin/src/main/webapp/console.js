@@ -155,8 +155,10 @@ async function openEvent(id) {
   document.getElementById('event-detail').hidden = false;
   document.getElementById('detail-id').textContent = id;
   document.getElementById('detail-facts').textContent = e.eventType + ' of ' + e.aggregateType + ' '
-      + e.aggregateId + ' version ' + e.aggregateVersion + ', ' + e.state + ', ' + e.attempts + ' attempts, '
-      + 'parked by ' + (e.lastErrorClass || 'unknown');
+      + e.aggregateId + ' version ' + e.aggregateVersion + ', ' + e.state + ', ' + e.attempts + ' attempts'
+      + (e.lastErrorClass ? ', last error ' + e.lastErrorClass : '');
+  // Only a parked event is fixed or resumed; any other is shown for reading.
+  ['detail-fix', 'detail-resume'].forEach(b => { document.getElementById(b).disabled = e.state !== 'PARKED'; });
   document.getElementById('detail-payload').value = e.payload || '';
   document.getElementById('detail-schema').value = e.schemaVersion;
   document.getElementById('detail-error').textContent = '';

@@ -1,0 +1,243 @@
+package dev.outbox.it.console;
+
+import dev.outbox.it.support.ExampleService;
+import dev.outbox.it.support.ExampleService.Reply;
+import dev.outbox.it.support.OutboxDatabase;
+import dev.outbox.it.support.OutboxDatabase.StoredEvent;
+import dev.outbox.it.support.Settings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.UUID;
+
+import static dev.outbox.it.support.Eventually.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The operator console (issue 22) in a real browser: Debian's headless Chromium, driven through its chromedriver by
+ * Selenium, against the example server. Open Liberty (ConsoleIT) and WildFly (WildFlyConsoleIT) run these same
+ * flows on their own deployment, each server with a 2000-byte JMS limit (so a big note parks OrderPlaced), an
+ * approval threshold of 2 events and replays at 4 a second. Each step leaves a screenshot in
+ * {@code target/console/}.
+ */
+public abstract class ConsoleFlows {
+
+    private static final Duration SOON = Duration.ofSeconds(20);
+
+    private final ExampleService service = ExampleService.fromSystemProperties();
+    private final OutboxDatabase db = OutboxDatabase.fromSystemProperties();
+    private WebDriver browser;
+
+    /** Someone with both roles who may request a replay, and is refused approving their own. */
+    protected abstract String requesterWithBothRoles();
+
+    /** Where this server's screenshots go. */
+    protected abstract Path screenshots();
+
+    @AfterEach
+    void closeTheBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    @Test
+    void anOperatorFixesAndResumesAParkedEventAndSeesItDelivered() throws IOException {
+        // A 3000-byte note parks OrderPlaced on this server's 2000-byte JMS limit (itests.xml), as in AdminIT.
+        Reply big = service.placeOrderRaw("{\"customerId\":\"console-" + UUID.randomUUID() + "\",\"amount\":4,"
+                + "\"note\":\"" + "n".repeat(3000) + "\"}", null);
+        assertEquals(201, big.status(), big.toString());
+        StoredEvent parked = await(SOON, "OrderPlaced parked", () -> db.eventsOf(big.orderId()).get(0),
+                e -> e.state().equals("PARKED"));
+        String id = parked.eventId().toString();
+
+        open("operator", "operator-password");
+        waitForText(By.id("who"), "operator (outbox-operator)");
+        waitForText(By.id("backlog-rows"), "OrderPlaced");
+        shot("1-backlog");
+        click(By.cssSelector("nav button[data-view=parked]"));
+        WebElement openButton = waitFor(By.cssSelector("button[data-event='" + id + "']"));
+        assertFalse(browser.getPageSource().contains("nnnnnnnnnn"), "lists carry no bodies: the page has none yet");
+        shot("2-parked");
+        openButton.click();
+        WebElement payload = waitFor(By.id("detail-payload"));
+        new WebDriverWait(browser, SOON).until(d -> payload.getAttribute("value").contains("nnnnnnnnnn"));
+
+        // A body that is not a JSON object: the server's refusal is shown, naming the field.
+        payload.clear();
+        payload.sendKeys("[1]");
+        browser.findElement(By.id("detail-reason")).sendKeys("note shortened to fit the broker");
+        click(By.id("detail-fix"));
+        waitForText(By.id("detail-error"), "payload");
+        shot("3-refused-fix");
+
+        payload.clear();
+        payload.sendKeys("{\"orderId\":\"" + big.orderId() + "\",\"customerId\":\"console\",\"amount\":4,"
+                + "\"note\":\"shortened in the console\"}");
+        click(By.id("detail-fix"));
+        waitForText(By.id("message"), "fixed " + id);
+        click(By.id("detail-resume"));
+        waitForText(By.id("message"), "resumed " + id);
+        shot("4-resumed");
+
+        await(SOON, "the resumed event delivered", () -> db.eventsOf(big.orderId()).get(0).state(),
+                s -> s.equals("DELIVERED"));
+        browser.findElement(By.id("lookup-id")).sendKeys(id);
+        click(By.id("lookup"));
+        waitForText(By.id("detail-facts"), "DELIVERED");
+        assertFalse(browser.findElement(By.id("detail-resume")).isEnabled(), "a delivered event is not resumed");
+        shot("5-delivered");
+
+        click(By.cssSelector("nav button[data-view=audit]"));
+        browser.findElement(By.id("audit-event")).sendKeys(id);
+        browser.findElement(By.id("audit-actor")).sendKeys("operator");
+        click(By.id("audit-load"));
+        // The view first shows the whole trail; wait for the filtered one: this event's rows only.
+        String audit = new WebDriverWait(browser, SOON).withMessage("the audit view filtered to " + id)
+                .ignoring(org.openqa.selenium.StaleElementReferenceException.class).until(d -> {
+            var rows = d.findElements(By.cssSelector("#audit-rows tr"));
+            String text = d.findElement(By.id("audit-rows")).getText();
+            return !rows.isEmpty() && rows.stream().allMatch(r -> r.getText().contains(id))
+                    && text.contains("PARKED_RESUMED") ? text : null;
+        });
+        assertTrue(audit.contains("PARKED_FIXED") && audit.contains("PAYLOAD_READ") && audit.contains("operator"),
+                "the audit view shows who read, fixed and resumed the event: " + audit);
+        shot("6-audit");
+    }
+
+    @Test
+    void aReplayAboveTheThresholdWaitsForASecondPersonWhoApprovesItAndSeesTheResendsCounted() throws IOException {
+        // Three delivered events: above this server's approval threshold of 2 (itests.xml).
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Reply placed = service.placeOrder("console-replay-" + UUID.randomUUID(), new java.math.BigDecimal("3.00"));
+            assertEquals(201, placed.status(), placed.toString());
+            ids.add(await(SOON, "OrderPlaced delivered", () -> db.eventsOf(placed.orderId()).get(0),
+                    e -> e.state().equals("DELIVERED")).eventId().toString());
+        }
+
+        // Someone with both roles requests the replay and is not offered approving it.
+        String requester = requesterWithBothRoles();
+        open(requester, requester + "-password");
+        waitForText(By.id("who"), requester + " (");
+        click(By.cssSelector("nav button[data-view=replay]"));
+        waitFor(By.id("replay-ids")).sendKeys(String.join("\n", ids));
+        browser.findElement(By.id("replay-reason")).sendKeys("consumers lost their copies");
+        click(By.id("replay-preview"));
+        waitForText(By.id("replay-result"), "needs a second person to approve");
+        assertTrue(browser.findElement(By.id("replay-result")).getText().contains("dry run: 3 events"),
+                browser.findElement(By.id("replay-result")).getText());
+        click(By.id("replay-request"));
+        waitForText(By.id("replay-result"), "AWAITING_APPROVAL");
+        String request = browser.findElement(By.id("request-id")).getAttribute("value");
+        click(By.id("request-show"));
+        waitForText(By.id("request-why"), "You requested this replay");
+        assertFalse(browser.findElement(By.id("request-approve")).isEnabled(), "the requester cannot approve it");
+        click(By.id("waiting-load"));
+        waitForText(By.id("waiting-rows"), "yours: a second person decides");
+        shot("8-replay-waits");
+        browser.quit();
+
+        // The approver sees it waiting, approves it, and watches the re-sends counted.
+        open("approver", "approver-password");
+        waitForText(By.id("who"), "approver (outbox-approver)");
+        click(By.cssSelector("nav button[data-view=replay]"));
+        click(By.cssSelector("button[data-decide=approve][data-request='" + request + "']"));
+        waitForText(By.id("request-result"), "EXECUTED, 3 events, 3 made due again");
+        new WebDriverWait(browser, SOON).withMessage("the replay's progress reaching 0 waiting").until(d -> {
+            d.findElement(By.id("request-show")).click();
+            return d.findElement(By.id("request-result")).getText().contains("0 still waiting to be sent");
+        });
+        shot("9-replay-approved");
+        String inList = "'" + String.join("','", ids) + "'";
+        await(SOON, "the shipping inbox absorbed the 3 re-sends", () -> ((Number) db.rows("SELECT COALESCE(SUM("
+                + "duplicates), 0) FROM processed_event WHERE consumer = 'shipping' AND event_id IN (" + inList + ")")
+                .get(0).get(0)).longValue(), n -> n == 3);
+    }
+
+    @Test
+    void anApproversPageOffersNoRepair() throws IOException {
+        open("approver", "approver-password");
+        waitForText(By.id("who"), "approver (outbox-approver)");
+        click(By.cssSelector("nav button[data-view=parked]"));
+        new WebDriverWait(browser, SOON).until(d -> !d.findElements(By.cssSelector("#parked-groups > *")).isEmpty());
+        assertTrue(browser.findElements(By.cssSelector("button[data-event], .group-resume")).isEmpty(),
+                "an approver is offered neither opening a body nor resuming");
+        assertFalse(browser.findElement(By.id("lookup")).isDisplayed(), "nor looking up an event's body");
+        click(By.cssSelector("nav button[data-view=replay]"));
+        assertFalse(browser.findElement(By.id("replay-request")).isDisplayed(), "nor requesting a replay");
+        assertTrue(browser.findElement(By.id("request-approve")).isDisplayed(), "but approving one");
+        shot("7-approver");
+    }
+
+    @Test
+    void anAnonymousVisitorGetsTheLoginNotTheConsole() throws Exception {
+        browser = chromium();
+        browser.get(Settings.required("it.base.url") + "/outbox-admin/");
+        assertFalse(browser.getPageSource().contains("Outbox console"), "no console without a login: "
+                + browser.getPageSource());
+        shot("0-anonymous");
+        // What the browser got: the server's own login challenge (a person's browser asks for user and password).
+        java.net.http.HttpResponse<String> page = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(Settings.required("it.base.url")
+                        + "/outbox-admin/")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(401, page.statusCode());
+        assertTrue(page.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Basic"), page.headers().map()
+                .toString());
+    }
+
+    private void open(String user, String password) {
+        browser = chromium();
+        // The browser's own Basic login; Chromium keeps the credentials for the page's calls to api/.
+        String base = Settings.required("it.base.url").replace("://", "://" + user + ":" + password + "@");
+        browser.get(base + "/outbox-admin/");
+    }
+
+    private static WebDriver chromium() {
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(Settings.optional("it.chromium", "/usr/bin/chromium"));
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1280,900");
+        ChromeDriverService driver = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(Settings.optional("it.chromedriver", "/usr/bin/chromedriver"))).build();
+        return new ChromeDriver(driver, options);
+    }
+
+    private WebElement waitFor(By what) {
+        return new WebDriverWait(browser, SOON).until(ExpectedConditions.visibilityOfElementLocated(what));
+    }
+
+    private void waitForText(By what, String text) {
+        new WebDriverWait(browser, SOON).withMessage(() -> "'" + text + "' in " + what + ", page: "
+                + browser.findElement(By.tagName("body")).getText()).until(
+                ExpectedConditions.textToBePresentInElementLocated(what, text));
+    }
+
+    private void click(By what) {
+        waitFor(what).click();
+    }
+
+    private void shot(String name) throws IOException {
+        Files.createDirectories(screenshots());
+        File png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
+        Files.copy(png.toPath(), screenshots().resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+    }
+}
