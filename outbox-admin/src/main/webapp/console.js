@@ -12,16 +12,40 @@ const CHART_POINTS = 120; // ten minutes at one point every five seconds, kept i
 const API = new URL('api/', location.origin + location.pathname);
 
 async function api(method, path, body) {
-  const response = await fetch(new URL(path, API), {
-    method,
-    credentials: 'same-origin',
-    headers: { 'Accept': 'application/json', 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response;
+  try {
+    response = await fetch(new URL(path, API), {
+      method,
+      credentials: 'same-origin',
+      headers: { 'Accept': 'application/json', 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (e) {
+    return { status: 0, ok: false, json: { error: 'the server did not answer (' + e.message + ')' } };
+  }
   const text = await response.text();
   let json = {};
   try { json = text ? JSON.parse(text) : {}; } catch (e) { json = { error: text }; }
+  if (response.status === 401 || (response.status === 403 && path === 'backlog')) stopRefresh();
   return { status: response.status, ok: response.ok, json };
+}
+
+// A login that no longer works must not keep trying every 5 s: on Liberty each try counts towards the lockout.
+let refresh = null;
+function stopRefresh() {
+  if (refresh !== null) {
+    clearInterval(refresh);
+    refresh = null;
+    say('the login is no longer accepted: reload the page to log in again');
+  }
+}
+
+// Each view loads one thing at a time: an answer that arrives after a newer request started is dropped.
+const latest = {};
+function ticket(view) {
+  latest[view] = (latest[view] || 0) + 1;
+  const mine = latest[view];
+  return () => latest[view] === mine;
 }
 
 function el(tag, text, attributes) {
@@ -41,15 +65,16 @@ function say(text) { document.getElementById('message').textContent = text; }
 
 function can(role) { return state.roles.includes(role); }
 
-function seconds(s) {
+function duration(s) {
   if (s < 120) return s.toFixed(1) + ' s';
   if (s < 7200) return (s / 60).toFixed(1) + ' min';
   return (s / 3600).toFixed(1) + ' h';
 }
 
 // Roles: whatever this person may not do is not offered (the API refuses it all the same).
-async function who() {
+async function identify() {
   const me = await api('GET', 'me');
+  if (!me.ok) { say('who is logged in: ' + (me.json.error || me.status)); return; }
   state.user = me.json.user;
   state.roles = me.json.roles || [];
   document.getElementById('who').textContent = state.user + ' (' + state.roles.join(', ') + ')';
@@ -66,17 +91,19 @@ function show(view) {
 
 // Backlog: per event type, against the age readiness allows; the chart is the oldest age of all types.
 async function loadBacklog() {
+  const current = ticket('backlog');
   const reply = await api('GET', 'backlog');
+  if (!current()) return;
   if (!reply.ok) { say('backlog: ' + (reply.json.error || reply.status)); return; }
   const rows = document.getElementById('backlog-rows');
   rows.replaceChildren();
   let oldest = 0;
   reply.json.types.forEach(t => {
     oldest = Math.max(oldest, t.oldestPendingSeconds);
-    const age = el('td', seconds(t.oldestPendingSeconds));
+    const age = el('td', duration(t.oldestPendingSeconds));
     if (t.oldestPendingSeconds > t.allowedAgeSeconds) age.className = 'late';
     const failing = Object.entries(t.failing).map(([k, v]) => k + ': ' + v).join(', ') || '-';
-    rows.appendChild(row([t.eventType, t.pending, age, seconds(t.allowedAgeSeconds), t.parked, failing]));
+    rows.appendChild(row([t.eventType, t.pending, age, duration(t.allowedAgeSeconds), t.parked, failing]));
   });
   if (reply.json.types.length === 0) rows.appendChild(row(['nothing pending or parked', '', '', '', '', '']));
   document.getElementById('backlog-read').textContent = 'read ' + new Date().toLocaleTimeString();
@@ -101,20 +128,22 @@ function drawChart() {
   label.setAttribute('x', '4');
   label.setAttribute('y', '14');
   label.setAttribute('font-size', '12');
-  label.textContent = 'max ' + seconds(top);
+  label.textContent = 'max ' + duration(top);
   svg.appendChild(label);
 }
 
 // Parked events, grouped by why they parked and their type. Lists carry no bodies: a body is shown only when
 // an operator opens that event, and the server audits the read.
 async function loadParked() {
+  const current = ticket('parked');
   const reply = await api('GET', 'parked?limit=1000');
+  if (!current()) return;
   const groups = document.getElementById('parked-groups');
   groups.replaceChildren();
   if (!reply.ok) { say('parked: ' + (reply.json.error || reply.status)); return; }
   const byGroup = new Map();
   reply.json.parked.forEach(e => {
-    const key = (e.lastErrorClass || 'unknown') + ' / ' + e.eventType;
+    const key = (e.lastErrorClass || 'no error class') + ' / ' + e.eventType;
     if (!byGroup.has(key)) byGroup.set(key, []);
     byGroup.get(key).push(e);
   });
@@ -135,8 +164,10 @@ async function loadParked() {
         e.aggregateVersion, e.attempts, e.createdAt || '', action]));
     });
     box.appendChild(table);
-    if (can('outbox-operator')) {
-      const [errorClass, eventType] = key.split(' / ');
+    // A bulk resume selects by error class: a group without one is resumed event by event.
+    const errorClass = events[0].lastErrorClass;
+    const eventType = events[0].eventType;
+    if (can('outbox-operator') && errorClass) {
       const reason = el('input', null, { type: 'text', placeholder: 'reason', class: 'group-reason' });
       const resume = el('button', 'Resume this group', { type: 'button', class: 'group-resume' });
       resume.addEventListener('click', () => resumeGroup(errorClass, eventType, reason.value));
@@ -148,7 +179,11 @@ async function loadParked() {
 }
 
 async function openEvent(id) {
+  const current = ticket('event');
+  closeEvent();
+  if (!id) return;
   const reply = await api('GET', 'events/' + encodeURIComponent(id));
+  if (!current()) return;
   if (!reply.ok) { say('event ' + id + ': ' + (reply.json.error || reply.status)); return; }
   const e = reply.json;
   state.detailId = id;
@@ -160,16 +195,25 @@ async function openEvent(id) {
   // Only a parked event is fixed or resumed; any other is shown for reading.
   ['detail-fix', 'detail-resume'].forEach(b => { document.getElementById(b).disabled = e.state !== 'PARKED'; });
   document.getElementById('detail-payload').value = e.payload || '';
+  document.getElementById('detail-payload').placeholder = e.payloadRef ? 'body by reference: ' + e.payloadRef : '';
   document.getElementById('detail-schema').value = e.schemaVersion;
+}
+
+// Closing forgets the event: its body does not stay in the page, its reason does not carry over to the next one.
+function closeEvent() {
+  state.detailId = null;
+  document.getElementById('event-detail').hidden = true;
+  document.getElementById('detail-payload').value = '';
+  document.getElementById('detail-reason').value = '';
   document.getElementById('detail-error').textContent = '';
 }
 
 async function fixEvent() {
-  const payloadText = document.getElementById('detail-payload').value;
-  let payload;
-  try { payload = JSON.parse(payloadText); } catch (e) { payload = payloadText; } // the server names what is wrong
+  // The body goes as the text the operator wrote: parsed here, JavaScript would round big or exact numbers.
+  // The server checks it is one JSON object and names what is wrong.
   const reply = await api('PUT', 'parked/' + encodeURIComponent(state.detailId), {
-    payload, schemaVersion: Number(document.getElementById('detail-schema').value),
+    payload: document.getElementById('detail-payload').value,
+    schemaVersion: Number(document.getElementById('detail-schema').value),
     reason: document.getElementById('detail-reason').value,
   });
   document.getElementById('detail-error').textContent = reply.ok ? '' : reply.json.error || ('HTTP ' + reply.status);
@@ -183,7 +227,7 @@ async function resumeEvent() {
   document.getElementById('detail-error').textContent = reply.ok ? '' : reply.json.error || ('HTTP ' + reply.status);
   if (reply.ok) {
     say('resumed ' + id + ': it is ' + reply.json.state + ' again');
-    document.getElementById('event-detail').hidden = true;
+    closeEvent();
     loadParked();
   }
 }
@@ -220,9 +264,11 @@ function describePlan(p) {
   const counts = o => Object.entries(o).map(([k, v]) => k + ' ' + v).join(', ') || '-';
   return 'dry run: ' + p.events + ' events (' + counts(p.byEventType) + ')\n'
       + 'destinations: ' + counts(p.destinations) + '\n'
-      + 'consumers that already have them: ' + counts(p.consumers) + '\n'
+      + 'consumers that already have them: ' + counts(p.consumers) + ' (read from ' + p.consumersReadFrom
+      + ' of the events)\n'
       + 'side effects recorded: ' + counts(p.sideEffects) + '\n'
-      + (p.skipped.length ? 'skipped: ' + p.skipped.join(', ') + '\n' : '')
+      + (Object.keys(p.skipped).length ? 'skipped: ' + Object.entries(p.skipped).map(([k, v]) => k + ' (' + v + ')')
+          .join(', ') + '\n' : '')
       + (p.approvalRequired ? 'needs a second person to approve\n' : '')
       + 'spread over ' + p.spreadOverSeconds + ' s';
 }
@@ -238,14 +284,17 @@ async function requestReplay() {
 function describeDecision(d) {
   return 'request ' + d.requestId + ': ' + d.state + ', ' + d.events + ' events'
       + (d.replayed > 0 ? ', ' + d.replayed + ' made due again' : '')
-      + (d.state === 'EXECUTED' ? ', ' + d.pending + ' still waiting to be sent' : '')
+      + (d.progress ? '\nprogress: ' + ['PENDING', 'DELIVERED', 'PARKED'].map(s => (d.progress[s] || 0) + ' '
+          + s.toLowerCase()).join(', ') : '')
       + '\nrequested by ' + d.requestedBy + ' (' + d.reason + ')'
       + (d.decidedBy ? '\ndecided by ' + d.decidedBy + ' at ' + d.decidedAt : '');
 }
 
 // What waits for a second person. An approver decides here; their own requests say why they cannot (R9.4).
 async function loadWaiting() {
+  const current = ticket('waiting');
   const reply = await api('GET', 'replays?limit=100');
+  if (!current()) return;
   const rows = document.getElementById('waiting-rows');
   rows.replaceChildren();
   if (!reply.ok) { say('waiting replays: ' + (reply.json.error || reply.status)); return; }
@@ -258,11 +307,7 @@ async function loadWaiting() {
         ['approve', 'reject'].forEach(decision => {
           const button = el('button', decision === 'approve' ? 'Approve' : 'Reject',
               { type: 'button', 'data-decide': decision, 'data-request': r.requestId });
-          button.addEventListener('click', async () => {
-            document.getElementById('request-id').value = r.requestId;
-            await showRequest(decision);
-            loadWaiting();
-          });
+          button.addEventListener('click', () => decideRequest(r.requestId, decision));
           actions.appendChild(button);
         });
       }
@@ -272,10 +317,30 @@ async function loadWaiting() {
   if (reply.json.waiting.length === 0) rows.appendChild(row(['nothing waits', '', '', '', '']));
 }
 
-async function showRequest(decide) {
-  const id = encodeURIComponent(document.getElementById('request-id').value.trim());
-  const reply = decide ? await api('POST', 'replays/' + id + '/' + decide, decide === 'reject' ? { reason: document.getElementById('replay-reason').value || 'rejected in the console' } : undefined)
-      : await api('GET', 'replays/' + id);
+function requestId() {
+  return document.getElementById('request-id').value.trim();
+}
+
+async function showRequest() {
+  if (!requestId()) return;
+  showDecision(await api('GET', 'replays/' + encodeURIComponent(requestId())));
+}
+
+async function decideRequest(id, decision) {
+  if (!id) return;
+  document.getElementById('request-id').value = id;
+  let body;
+  if (decision === 'reject') {
+    // A rejection's reason is the approver's own, asked for here; the API refuses an empty one too.
+    const reason = window.prompt('Why is replay ' + id + ' rejected?');
+    if (!reason) return;
+    body = { reason };
+  }
+  showDecision(await api('POST', 'replays/' + encodeURIComponent(id) + '/' + decision, body));
+  loadWaiting();
+}
+
+function showDecision(reply) {
   document.getElementById('request-result').textContent = reply.ok ? describeDecision(reply.json)
       : 'refused: ' + (reply.json.error || reply.status);
   const why = document.getElementById('request-why');
@@ -289,7 +354,9 @@ async function showRequest(decide) {
 async function loadAudit() {
   const eventId = document.getElementById('audit-event').value.trim();
   const actor = document.getElementById('audit-actor').value.trim();
+  const current = ticket('audit');
   const reply = await api('GET', 'audit?limit=1000' + (eventId ? '&eventId=' + encodeURIComponent(eventId) : ''));
+  if (!current()) return;
   const rows = document.getElementById('audit-rows');
   rows.replaceChildren();
   if (!reply.ok) { say('audit: ' + (reply.json.error || reply.status)); return; }
@@ -303,17 +370,15 @@ document.addEventListener('DOMContentLoaded', async () => {
       () => openEvent(document.getElementById('lookup-id').value.trim()));
   document.getElementById('detail-fix').addEventListener('click', fixEvent);
   document.getElementById('detail-resume').addEventListener('click', resumeEvent);
-  document.getElementById('detail-close').addEventListener('click', () => {
-    document.getElementById('event-detail').hidden = true;
-  });
+  document.getElementById('detail-close').addEventListener('click', closeEvent);
   document.getElementById('replay-preview').addEventListener('click', previewReplay);
   document.getElementById('replay-request').addEventListener('click', requestReplay);
-  document.getElementById('request-show').addEventListener('click', () => showRequest(null));
-  document.getElementById('request-approve').addEventListener('click', () => showRequest('approve'));
-  document.getElementById('request-reject').addEventListener('click', () => showRequest('reject'));
+  document.getElementById('request-show').addEventListener('click', showRequest);
+  document.getElementById('request-approve').addEventListener('click', () => decideRequest(requestId(), 'approve'));
+  document.getElementById('request-reject').addEventListener('click', () => decideRequest(requestId(), 'reject'));
   document.getElementById('audit-load').addEventListener('click', loadAudit);
   document.getElementById('waiting-load').addEventListener('click', loadWaiting);
-  await who();
+  await identify();
   await loadBacklog();
-  setInterval(loadBacklog, REFRESH_MS);
+  refresh = setInterval(loadBacklog, REFRESH_MS);
 });

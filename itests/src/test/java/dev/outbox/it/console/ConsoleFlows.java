@@ -9,6 +9,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -20,10 +21,17 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 import java.io.File;
 import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
 import static dev.outbox.it.support.Eventually.await;
@@ -59,15 +67,20 @@ public abstract class ConsoleFlows {
         }
     }
 
-    @Test
-    void anOperatorFixesAndResumesAParkedEventAndSeesItDelivered() throws IOException {
-        // A 3000-byte note parks OrderPlaced on this server's 2000-byte JMS limit (itests.xml), as in AdminIT.
+    /** A 3000-byte note parks OrderPlaced on the server's 2000-byte JMS limit, as in AdminIT. */
+    private StoredEvent parkOne() {
         Reply big = service.placeOrderRaw("{\"customerId\":\"console-" + UUID.randomUUID() + "\",\"amount\":4,"
                 + "\"note\":\"" + "n".repeat(3000) + "\"}", null);
         assertEquals(201, big.status(), big.toString());
-        StoredEvent parked = await(SOON, "OrderPlaced parked", () -> db.eventsOf(big.orderId()).get(0),
+        return await(SOON, "OrderPlaced parked", () -> db.eventsOf(big.orderId()).get(0),
                 e -> e.state().equals("PARKED"));
+    }
+
+    @Test
+    void anOperatorFixesAndResumesAParkedEventAndSeesItDelivered() throws IOException {
+        StoredEvent parked = parkOne();
         String id = parked.eventId().toString();
+        String orderId = parked.aggregateId();
 
         open("operator", "operator-password");
         waitForText(By.id("who"), "operator (outbox-operator)");
@@ -79,7 +92,7 @@ public abstract class ConsoleFlows {
         shot("2-parked");
         openButton.click();
         WebElement payload = waitFor(By.id("detail-payload"));
-        new WebDriverWait(browser, SOON).until(d -> payload.getAttribute("value").contains("nnnnnnnnnn"));
+        new WebDriverWait(browser, SOON).until(d -> payload.getDomProperty("value").contains("nnnnnnnnnn"));
 
         // A body that is not a JSON object: the server's refusal is shown, naming the field.
         payload.clear();
@@ -90,7 +103,7 @@ public abstract class ConsoleFlows {
         shot("3-refused-fix");
 
         payload.clear();
-        payload.sendKeys("{\"orderId\":\"" + big.orderId() + "\",\"customerId\":\"console\",\"amount\":4,"
+        payload.sendKeys("{\"orderId\":\"" + orderId + "\",\"customerId\":\"console\",\"amount\":4,"
                 + "\"note\":\"shortened in the console\"}");
         click(By.id("detail-fix"));
         waitForText(By.id("message"), "fixed " + id);
@@ -98,7 +111,7 @@ public abstract class ConsoleFlows {
         waitForText(By.id("message"), "resumed " + id);
         shot("4-resumed");
 
-        await(SOON, "the resumed event delivered", () -> db.eventsOf(big.orderId()).get(0).state(),
+        await(SOON, "the resumed event delivered", () -> db.eventsOf(orderId).get(0).state(),
                 s -> s.equals("DELIVERED"));
         browser.findElement(By.id("lookup-id")).sendKeys(id);
         click(By.id("lookup"));
@@ -112,7 +125,7 @@ public abstract class ConsoleFlows {
         click(By.id("audit-load"));
         // The view first shows the whole trail; wait for the filtered one: this event's rows only.
         String audit = new WebDriverWait(browser, SOON).withMessage("the audit view filtered to " + id)
-                .ignoring(org.openqa.selenium.StaleElementReferenceException.class).until(d -> {
+                .ignoring(StaleElementReferenceException.class).until(d -> {
             var rows = d.findElements(By.cssSelector("#audit-rows tr"));
             String text = d.findElement(By.id("audit-rows")).getText();
             return !rows.isEmpty() && rows.stream().allMatch(r -> r.getText().contains(id))
@@ -126,9 +139,9 @@ public abstract class ConsoleFlows {
     @Test
     void aReplayAboveTheThresholdWaitsForASecondPersonWhoApprovesItAndSeesTheResendsCounted() throws IOException {
         // Three delivered events: above this server's approval threshold of 2 (itests.xml).
-        java.util.List<String> ids = new java.util.ArrayList<>();
+        List<String> ids = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            Reply placed = service.placeOrder("console-replay-" + UUID.randomUUID(), new java.math.BigDecimal("3.00"));
+            Reply placed = service.placeOrder("console-replay-" + UUID.randomUUID(), new BigDecimal("3.00"));
             assertEquals(201, placed.status(), placed.toString());
             ids.add(await(SOON, "OrderPlaced delivered", () -> db.eventsOf(placed.orderId()).get(0),
                     e -> e.state().equals("DELIVERED")).eventId().toString());
@@ -147,7 +160,7 @@ public abstract class ConsoleFlows {
                 browser.findElement(By.id("replay-result")).getText());
         click(By.id("replay-request"));
         waitForText(By.id("replay-result"), "AWAITING_APPROVAL");
-        String request = browser.findElement(By.id("request-id")).getAttribute("value");
+        String request = browser.findElement(By.id("request-id")).getDomProperty("value");
         click(By.id("request-show"));
         waitForText(By.id("request-why"), "You requested this replay");
         assertFalse(browser.findElement(By.id("request-approve")).isEnabled(), "the requester cannot approve it");
@@ -162,9 +175,12 @@ public abstract class ConsoleFlows {
         click(By.cssSelector("nav button[data-view=replay]"));
         click(By.cssSelector("button[data-decide=approve][data-request='" + request + "']"));
         waitForText(By.id("request-result"), "EXECUTED, 3 events, 3 made due again");
-        new WebDriverWait(browser, SOON).withMessage("the replay's progress reaching 0 waiting").until(d -> {
+        assertTrue(browser.findElement(By.id("request-result")).getText().contains("progress: 3 pending, 0 delivered"),
+                "right after the approval all three wait to be sent: " + browser.findElement(By.id("request-result"))
+                        .getText());
+        new WebDriverWait(browser, SOON).withMessage("the replay's progress reaching 3 delivered").until(d -> {
             d.findElement(By.id("request-show")).click();
-            return d.findElement(By.id("request-result")).getText().contains("0 still waiting to be sent");
+            return d.findElement(By.id("request-result")).getText().contains("progress: 0 pending, 3 delivered, 0 parked");
         });
         shot("9-replay-approved");
         String inList = "'" + String.join("','", ids) + "'";
@@ -175,12 +191,13 @@ public abstract class ConsoleFlows {
 
     @Test
     void anApproversPageOffersNoRepair() throws IOException {
+        String id = parkOne().eventId().toString();
         open("approver", "approver-password");
         waitForText(By.id("who"), "approver (outbox-approver)");
         click(By.cssSelector("nav button[data-view=parked]"));
-        new WebDriverWait(browser, SOON).until(d -> !d.findElements(By.cssSelector("#parked-groups > *")).isEmpty());
+        waitForText(By.id("parked-groups"), id);
         assertTrue(browser.findElements(By.cssSelector("button[data-event], .group-resume")).isEmpty(),
-                "an approver is offered neither opening a body nor resuming");
+                "an approver sees the parked event but is offered neither opening its body nor resuming");
         assertFalse(browser.findElement(By.id("lookup")).isDisplayed(), "nor looking up an event's body");
         click(By.cssSelector("nav button[data-view=replay]"));
         assertFalse(browser.findElement(By.id("replay-request")).isDisplayed(), "nor requesting a replay");
@@ -196,9 +213,9 @@ public abstract class ConsoleFlows {
                 + browser.getPageSource());
         shot("0-anonymous");
         // What the browser got: the server's own login challenge (a person's browser asks for user and password).
-        java.net.http.HttpResponse<String> page = java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(java.net.URI.create(Settings.required("it.base.url")
-                        + "/outbox-admin/")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> page = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(
+                HttpRequest.newBuilder(URI.create(Settings.required("it.base.url") + "/outbox-admin/"))
+                        .timeout(SOON).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(401, page.statusCode());
         assertTrue(page.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Basic"), page.headers().map()
                 .toString());
@@ -212,13 +229,19 @@ public abstract class ConsoleFlows {
     }
 
     private static WebDriver chromium() {
+        String binary = Settings.optional("it.chromium", "/usr/bin/chromium");
+        String driver = Settings.optional("it.chromedriver", "/usr/bin/chromedriver");
+        for (String program : List.of(binary, driver)) {
+            assertTrue(Files.isExecutable(Path.of(program)), program + " is missing: the console's browser tests need"
+                    + " Debian's chromium and chromium-driver packages (.ci/run installs them), or -Dit.chromium and"
+                    + " -Dit.chromedriver pointing at others");
+        }
         ChromeOptions options = new ChromeOptions();
-        options.setBinary(Settings.optional("it.chromium", "/usr/bin/chromium"));
+        options.setBinary(binary);
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--window-size=1280,900");
-        ChromeDriverService driver = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(Settings.optional("it.chromedriver", "/usr/bin/chromedriver"))).build();
-        return new ChromeDriver(driver, options);
+        return new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(new File(driver)).build(),
+                options);
     }
 
     private WebElement waitFor(By what) {

@@ -71,8 +71,11 @@ final class AdminJson {
                 .add("reason", decision.reason())
                 .add("selection", decision.selection())
                 .add("events", decision.eventCount())
-                .add("replayed", decision.replayed())
-                .add("pending", decision.pending());
+                .add("replayed", decision.replayed());
+        if (decision.state().equals("EXECUTED")) {
+            // R9.4: a running replay's progress, its events by their state now
+            json.add("progress", counts(decision.progress()));
+        }
         optional(json, "decidedBy", decision.decidedBy());
         optional(json, "decidedAt", decision.decidedAt());
         return json.build();

@@ -14,6 +14,8 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 
+import java.util.Map;
+
 /**
  * {@code GET /api/backlog}: per event type the pending count, the oldest pending age against the age readiness
  * allows, parked events and failing ones by error class (R6.1, R6.2, R6.4), for the console's backlog view.
@@ -34,7 +36,7 @@ public class BacklogResource {
         JsonArrayBuilder types = Json.createArrayBuilder();
         for (String type : backlog.eventTypes()) {
             JsonObjectBuilder failing = Json.createObjectBuilder();
-            backlog.failingByClass().getOrDefault(type, java.util.Map.of()).forEach(failing::add);
+            backlog.failingByClass().getOrDefault(type, Map.of()).forEach(failing::add);
             types.add(Json.createObjectBuilder()
                     .add("eventType", type)
                     .add("pending", backlog.pending().getOrDefault(type, 0L))

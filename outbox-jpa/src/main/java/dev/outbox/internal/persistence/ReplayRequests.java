@@ -17,9 +17,12 @@ public final class ReplayRequests {
             + " event_count, state, decided_by, decided_at FROM outbox_replay_request WHERE state = 'AWAITING_APPROVAL'"
             + " ORDER BY requested_at, request_id FETCH FIRST ? ROWS ONLY";
 
-    /** A running replay's progress: its events not sent again yet (a state, not a clock, so no server's time counts). */
-    public static final String REPLAY_REQUEST_PENDING = "SELECT COUNT(*) AS events FROM outbox_replay_event r"
-            + " JOIN outbox_event e ON e.event_id = r.event_id WHERE r.request_id = ? AND e.state = 'PENDING'";
+    /**
+     * A running replay's progress: its events by their state now (states, not clocks, so no server's time counts;
+     * an event parked again shows as parked, not as done).
+     */
+    public static final String REPLAY_REQUEST_PROGRESS = "SELECT e.state, COUNT(*) AS events FROM outbox_replay_event r"
+            + " JOIN outbox_event e ON e.event_id = r.event_id WHERE r.request_id = ? GROUP BY e.state";
 
     /** R9.4: the exact events of a request, stored with it, so an approval replays these and nothing else. */
     public static final String REPLAY_REQUEST_EVENT_INSERT = "INSERT INTO outbox_replay_event (request_id, item_no, event_id) VALUES (?, ?, ?)";

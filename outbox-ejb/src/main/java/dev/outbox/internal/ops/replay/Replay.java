@@ -195,7 +195,7 @@ public class Replay {
             List<ReplayDecision> waiting = new ArrayList<>();
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
-                    waiting.add(read(rs, 0, 0));
+                    waiting.add(read(rs, 0, Map.of()));
                 }
             }
             return waiting;
@@ -422,33 +422,37 @@ public class Replay {
     }
 
     private static ReplayDecision find(Connection connection, UUID requestId, int replayed) throws SQLException {
+        ReplayDecision request;
         try (PreparedStatement select = connection.prepareStatement(ReplayRequests.REPLAY_REQUEST_BY_ID)) {
             select.setObject(1, requestId);
             try (ResultSet rs = select.executeQuery()) {
                 if (!rs.next()) {
                     throw new AdminRefusal(AdminRefusal.Kind.NOT_FOUND, "no replay request " + requestId);
                 }
-                ReplayDecision request = read(rs, replayed, 0);
-                return request.state().equals("EXECUTED") ? read(rs, replayed, pending(connection, requestId)) : request;
+                request = read(rs, replayed, Map.of());
             }
         }
+        if (!request.state().equals("EXECUTED")) {
+            return request;
+        }
+        Map<String, Long> progress = new TreeMap<>();
+        try (PreparedStatement count = connection.prepareStatement(ReplayRequests.REPLAY_REQUEST_PROGRESS)) {
+            count.setObject(1, requestId);
+            try (ResultSet rs = count.executeQuery()) {
+                while (rs.next()) {
+                    progress.put(rs.getString("state"), rs.getLong("events"));
+                }
+            }
+        }
+        return new ReplayDecision(request.requestId(), request.state(), request.requestedBy(), request.reason(),
+                request.selection(), request.eventCount(), request.decidedBy(), request.decidedAt(), replayed, progress);
     }
 
-    private static ReplayDecision read(ResultSet rs, int replayed, long pending) throws SQLException {
+    private static ReplayDecision read(ResultSet rs, int replayed, Map<String, Long> progress) throws SQLException {
         return new ReplayDecision(rs.getObject("request_id", UUID.class), rs.getString("state"),
                 rs.getString("requested_by"), rs.getString("reason"), rs.getString("selection"),
                 rs.getInt("event_count"), rs.getString("decided_by"), rs.getObject("decided_at", OffsetDateTime.class),
-                replayed, pending);
-    }
-
-    private static long pending(Connection connection, UUID requestId) throws SQLException {
-        try (PreparedStatement count = connection.prepareStatement(ReplayRequests.REPLAY_REQUEST_PENDING)) {
-            count.setObject(1, requestId);
-            try (ResultSet rs = count.executeQuery()) {
-                rs.next();
-                return rs.getLong("events");
-            }
-        }
+                replayed, progress);
     }
 
     private static ReplaySettings settings() {
