@@ -22,9 +22,6 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 import java.io.File;
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -213,9 +210,7 @@ public abstract class ConsoleFlows {
                 + browser.getPageSource());
         shot("0-anonymous");
         // What the browser got: the server's own login challenge (a person's browser asks for user and password).
-        HttpResponse<String> page = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(
-                HttpRequest.newBuilder(URI.create(Settings.required("it.base.url") + "/outbox-admin/"))
-                        .timeout(SOON).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> page = service.exchange("GET", "outbox-admin/", null, null, java.util.Map.of(), null);
         assertEquals(401, page.statusCode());
         assertTrue(page.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Basic"), page.headers().map()
                 .toString());

@@ -18,18 +18,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.File;
 import java.math.BigDecimal;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import static dev.outbox.it.support.Eventually.await;
@@ -133,12 +129,8 @@ class AdminIT {
         assertEquals(403, service.adminWithHeader(OPERATOR, OPERATOR + "-password", "POST", resume, "Origin",
                 "https://evil.example").status(), "the same, told by an older browser's Origin");
         // What a page can send without a preflight: a POST with no Content-Type (a beacon, an untyped blob)
-        HttpResponse<String> beacon = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
-                        Settings.required("it.base.url") + "/outbox-admin/api/" + resume))
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
-                        (OPERATOR + ":" + OPERATOR + "-password").getBytes(StandardCharsets.UTF_8)))
-                .header("Sec-Fetch-Site", "cross-site")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"reason\":\"csrf\"}")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> beacon = service.exchange("POST", "outbox-admin/api/" + resume, OPERATOR,
+                OPERATOR + "-password", Map.of("Sec-Fetch-Site", "cross-site"), "{\"reason\":\"csrf\"}");
         assertEquals(403, beacon.statusCode(), "a beacon-style POST from another site: " + beacon.body());
         assertEquals(403, service.adminWithHeader(OPERATOR, OPERATOR + "-password", "GET", "events/" + UUID.randomUUID(),
                 "Sec-Fetch-Site", "cross-site").status(), "another site's page cannot make an operator read a body"
@@ -172,13 +164,8 @@ class AdminIT {
         return count;
     }
 
-    private static HttpResponse<String> basicGet(String path, String user, String password) throws Exception {
-        // HTTP/1.1 and a timeout: the JDK client's h2c upgrade of a static file's GET got no answer from Liberty
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(HttpRequest.newBuilder(
-                        URI.create(Settings.required("it.base.url") + "/" + path)).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
-                        (user + ":" + password).getBytes(StandardCharsets.UTF_8))).build(),
-                HttpResponse.BodyHandlers.ofString());
+    private HttpResponse<String> basicGet(String path, String user, String password) {
+        return service.exchange("GET", path, user, password, Map.of(), null);
     }
 
     @Test

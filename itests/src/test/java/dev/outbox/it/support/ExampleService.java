@@ -19,6 +19,8 @@ public final class ExampleService {
 
     private final URI base;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http1 = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
 
     public ExampleService(String baseUrl) {
         this.base = URI.create(baseUrl.endsWith("/") ? baseUrl : baseUrl + "/");
@@ -142,6 +144,31 @@ public final class ExampleService {
             request.header("X-Fault-Drill", drill);
         }
         return send(request);
+    }
+
+    /**
+     * One request exactly as given (no Content-Type unless in {@code headers}; a Basic login when {@code user} is
+     * set), answered with its headers: for what the browser sees. HTTP/1.1 with a timeout, since the JDK client's
+     * h2c upgrade of a GET for one of Liberty's static files got no answer at all.
+     */
+    public HttpResponse<String> exchange(String method, String path, String user, String password,
+                                         java.util.Map<String, String> headers, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (user != null) {
+            request.header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                    (user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        headers.forEach(request::header);
+        try {
+            return http1.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("the example service did not answer at " + base, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private Reply send(HttpRequest.Builder request) {

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
 
 /**
  * Wrong passwords per user name within one lockout period, and the names they locked.
@@ -20,6 +21,8 @@ import java.util.function.LongSupplier;
  * least recently used name that is not locked is forgotten first (a locked one only when every name is locked).
  */
 final class FailedLogins {
+
+    private static final Pattern SPACES = Pattern.compile("\\s+");
 
     private final LockoutPolicy policy;
     private final LongSupplier nanoClock;
@@ -123,6 +126,7 @@ final class FailedLogins {
      * forms or surrounding and repeated spaces, so " Lead" must not get fresh tries.
      */
     static String key(String user) {
-        return Normalizer.normalize(user, Normalizer.Form.NFKC).strip().replaceAll("\\s+", " ").toLowerCase(Locale.ROOT);
+        return SPACES.matcher(Normalizer.normalize(user, Normalizer.Form.NFKC).strip()).replaceAll(" ")
+                .toLowerCase(Locale.ROOT);
     }
 }
