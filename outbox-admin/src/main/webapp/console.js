@@ -152,7 +152,8 @@ async function loadParked() {
     const box = el('div', null, { class: 'group', 'data-group': key });
     box.appendChild(el('h3', key + ' (' + events.length + ')'));
     const table = el('table');
-    table.appendChild(row(['event id', 'aggregate', 'version', 'attempts', 'recorded', ''].map(h => el('th', h))));
+    table.appendChild(row(['event id', 'aggregate', 'version', 'attempts', 'recorded', 'parked', '']
+      .map(h => el('th', h))));
     events.forEach(e => {
       const action = el('td');
       if (can('outbox-operator')) {
@@ -161,7 +162,7 @@ async function loadParked() {
         action.appendChild(open);
       }
       table.appendChild(row([el('td', e.eventId, { class: 'event-id' }), e.aggregateType + ' ' + e.aggregateId,
-        e.aggregateVersion, e.attempts, e.createdAt || '', action]));
+        e.aggregateVersion, e.attempts, e.createdAt || '', parkedSince(e), action]));
     });
     box.appendChild(table);
     // A bulk resume selects by error class: a group without one is resumed event by event.
@@ -178,6 +179,14 @@ async function loadParked() {
   });
 }
 
+// When it parked, and how long ago by this browser's clock (near enough for 'minutes' or 'days'). An event
+// parked by a release older than schema V8 has no time.
+function parkedSince(e) {
+  if (!e.parkedAt) return 'unknown';
+  const ago = (Date.now() - Date.parse(e.parkedAt)) / 1000;
+  return e.parkedAt + (ago >= 0 ? ' (' + duration(ago) + ' ago)' : '');
+}
+
 async function openEvent(id) {
   const current = ticket('event');
   closeEvent();
@@ -191,7 +200,8 @@ async function openEvent(id) {
   document.getElementById('detail-id').textContent = id;
   document.getElementById('detail-facts').textContent = e.eventType + ' of ' + e.aggregateType + ' '
       + e.aggregateId + ' version ' + e.aggregateVersion + ', ' + e.state + ', ' + e.attempts + ' attempts'
-      + (e.lastErrorClass ? ', last error ' + e.lastErrorClass : '');
+      + (e.lastErrorClass ? ', last error ' + e.lastErrorClass : '')
+      + (e.parkedAt ? ', parked at ' + e.parkedAt : '');
   // Only a parked event is fixed or resumed; any other is shown for reading.
   ['detail-fix', 'detail-resume'].forEach(b => { document.getElementById(b).disabled = e.state !== 'PARKED'; });
   document.getElementById('detail-payload').value = e.payload || '';

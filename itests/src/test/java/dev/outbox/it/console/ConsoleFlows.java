@@ -7,6 +7,7 @@ import dev.outbox.it.support.OutboxDatabase.StoredEvent;
 import dev.outbox.it.support.Settings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
@@ -86,6 +87,8 @@ public abstract class ConsoleFlows {
         click(By.cssSelector("nav button[data-view=parked]"));
         WebElement openButton = waitFor(By.cssSelector("button[data-event='" + id + "']"));
         assertFalse(browser.getPageSource().contains("nnnnnnnnnn"), "lists carry no bodies: the page has none yet");
+        String listed = browser.findElement(By.xpath("//tr[td[text()='" + id + "']]")).getText();
+        assertTrue(listed.contains(" ago)"), "the parked list says when the event parked: " + listed);
         shot("2-parked");
         openButton.click();
         WebElement payload = waitFor(By.id("detail-payload"));
@@ -184,6 +187,66 @@ public abstract class ConsoleFlows {
         await(SOON, "the shipping inbox absorbed the 3 re-sends", () -> ((Number) db.rows("SELECT COALESCE(SUM("
                 + "duplicates), 0) FROM processed_event WHERE consumer = 'shipping' AND event_id IN (" + inList + ")")
                 .get(0).get(0)).longValue(), n -> n == 3);
+    }
+
+    @Test
+    void aGroupResumeAboveTheThresholdWaitsForASecondPersonWhoRejectsItAndTheEventsStayParked() throws IOException {
+        open("operator", "operator-password");
+        waitForText(By.id("backlog-read"), "read ");
+        long parkedBefore = parkedShown("OrderPlaced");
+        // Three parked OrderPlaced: one group, above this server's approval threshold of 2.
+        List<StoredEvent> parked = List.of(parkOne(), parkOne(), parkOne());
+        // The backlog refreshes by itself (every 5 s): no click between the parking and the new count.
+        new WebDriverWait(browser, SOON).withMessage("the backlog's parked count refreshed without a click")
+                .ignoring(StaleElementReferenceException.class)
+                .until(d -> parkedShown("OrderPlaced") >= parkedBefore + 3);
+        shot("10-backlog-refreshed");
+
+        click(By.cssSelector("nav button[data-view=parked]"));
+        String group = parked.get(0).lastErrorClass() + " / OrderPlaced";
+        WebElement box = waitFor(By.cssSelector("div.group[data-group='" + group + "']"));
+        new WebDriverWait(browser, SOON).until(d -> parked.stream().allMatch(e -> box.getText()
+                .contains(e.eventId().toString())));
+        box.findElement(By.cssSelector(".group-reason")).sendKeys("the broker's limit was raised");
+        box.findElement(By.cssSelector(".group-resume")).click();
+        // The page asks before a bulk change, with the dry run's count and whether a second person must approve.
+        Alert confirm = new WebDriverWait(browser, SOON).until(ExpectedConditions.alertIsPresent());
+        String question = confirm.getText();
+        assertTrue(question.startsWith("Resume ") && question.contains(group.replace(" / ", ", "))
+                && question.contains("A second person must approve it."), question);
+        confirm.accept();
+        waitForText(By.id("message"), "AWAITING_APPROVAL");
+        String message = browser.findElement(By.id("message")).getText();
+        String request = message.substring("group resume ".length(), message.indexOf(':'));
+        shot("11-group-resume-waits");
+        browser.quit();
+
+        // The approver rejects it with a reason of their own; the events stay parked.
+        open("approver", "approver-password");
+        waitForText(By.id("who"), "approver (outbox-approver)");
+        click(By.cssSelector("nav button[data-view=replay]"));
+        click(By.cssSelector("button[data-decide=reject][data-request='" + request + "']"));
+        Alert why = new WebDriverWait(browser, SOON).until(ExpectedConditions.alertIsPresent());
+        assertTrue(why.getText().contains("Why is replay " + request + " rejected?"), why.getText());
+        why.sendKeys("resume after the change window");
+        why.accept();
+        waitForText(By.id("request-result"), "REJECTED");
+        shot("12-group-resume-rejected");
+        for (StoredEvent e : parked) {
+            assertEquals("PARKED", db.eventsOf(e.aggregateId()).get(0).state(), "a rejected resume leaves " + e.eventId()
+                    + " parked");
+        }
+    }
+
+    /** The parked count the backlog view shows for a type (0 without a row). */
+    private long parkedShown(String eventType) {
+        for (WebElement line : browser.findElements(By.cssSelector("#backlog-rows tr"))) {
+            List<WebElement> cells = line.findElements(By.tagName("td"));
+            if (cells.size() == 6 && cells.get(0).getText().equals(eventType)) {
+                return Long.parseLong(cells.get(4).getText());
+            }
+        }
+        return 0;
     }
 
     @Test

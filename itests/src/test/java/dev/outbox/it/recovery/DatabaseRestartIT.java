@@ -110,8 +110,9 @@ class DatabaseRestartIT {
         server.use(Map.of(PORT_VARIABLE, PORT, "outbox.publisher.batch-size", "1",
                 "outbox.publisher.interval-ms", "200", "outbox.health.max-pending-age", "PT1H",
                 "outbox.health.max-pending-age.OrderPaid", "PT1H"));
-        server.start();
-
+        // The backlog is held until just before the halt (the publisher's claim skips locked rows): how long the
+        // server takes to start would otherwise decide whether any of it is left when the database dies.
+        List<Connection> held = new ArrayList<>(List.of(holdPending()));
         // 2. Clients place and pay while the publisher drains; the database goes away and comes back.
         Set<String> placedSeen = ConcurrentHashMap.newKeySet();
         Set<String> paidSeen = ConcurrentHashMap.newKeySet();
@@ -120,48 +121,55 @@ class DatabaseRestartIT {
         AtomicBoolean running = new AtomicBoolean(true);
         ExecutorService clients = Executors.newFixedThreadPool(3);
         List<Future<?>> work = new ArrayList<>();
-        for (int c = 0; c < 3; c++) {
-            work.add(clients.submit(() -> {
-                while (running.get()) {
-                    try {
-                        Reply placed = seen(service.placeOrder(tag, BigDecimal.ONE), statuses, unclean);
-                        if (placed.status() == 201) {
-                            placedSeen.add(placed.orderId());
-                            if (seen(service.pay(placed.orderId(), 1), statuses, unclean).status() == 200) {
-                                paidSeen.add(placed.orderId());
-                            }
-                        }
-                    } catch (RuntimeException noAnswer) {
-                        // The server stays up: a request it never answered (30 s) is as bad as a 500.
-                        if (unclean.size() < 5) {
-                            unclean.add("no answer: " + noAnswer.getMessage());
-                        }
-                    }
-                    Thread.sleep(100);
-                }
-                return null;
-            }));
-        }
-        Thread.sleep(500);
-        assertEquals(200, readiness(), "readiness UP before the halt");
-        // The shipping consumer meets the outage inside its inbox transaction: its shipment insert waits on this
-        // lock when the database dies. Without it the consumer is idle between two of the publisher's small
-        // batches most of the time, and whether it meets the outage at all is luck. The publisher drains 100 to 300
-        // events a second: the halt comes soon, while the backlog lasts.
-        Connection lock = lockShipments();
         long pendingAtHalt;
         long halted;
         try {
+            server.start();
+            for (int c = 0; c < 3; c++) {
+                work.add(clients.submit(() -> {
+                    while (running.get()) {
+                        try {
+                            Reply placed = seen(service.placeOrder(tag, BigDecimal.ONE), statuses, unclean);
+                            if (placed.status() == 201) {
+                                placedSeen.add(placed.orderId());
+                                if (seen(service.pay(placed.orderId(), 1), statuses, unclean).status() == 200) {
+                                    paidSeen.add(placed.orderId());
+                                }
+                            }
+                        } catch (RuntimeException noAnswer) {
+                            // The server stays up: a request it never answered (30 s) is as bad as a 500.
+                            if (unclean.size() < 5) {
+                                unclean.add("no answer: " + noAnswer.getMessage());
+                            }
+                        }
+                        Thread.sleep(100);
+                    }
+                    return null;
+                }));
+            }
+            Thread.sleep(500);
+            assertEquals(200, readiness(), "readiness UP before the halt");
+            // The shipping consumer meets the outage inside its inbox transaction: its shipment insert waits on this
+            // lock when the database dies. Without it the consumer is idle between two of the publisher's small
+            // batches most of the time, and whether it meets the outage at all is luck. The publisher drains 100 to 300
+            // events a second: the backlog, let go now, lasts beyond the halt.
+            held.add(lockShipments());
+            held.get(0).commit();
             Thread.sleep(500);
             pendingAtHalt = db.count("outbox_event", "state = 'PENDING'");
             halted = System.nanoTime();
             cluster("halt", DIR, how);
+        } catch (Exception | AssertionError beforeTheHalt) {
+            running.set(false);
+            throw beforeTheHalt;
         } finally {
-            // Before the halt (a failure) this releases the lock, so the next case does not start with it held.
-            try {
-                lock.close();
-            } catch (SQLException itsDatabaseIsGone) {
-                // nothing left to release
+            // Before the halt (a failure) this releases the locks, so the next case does not start with them held.
+            for (Connection connection : held) {
+                try {
+                    connection.close();
+                } catch (SQLException itsDatabaseIsGone) {
+                    // nothing left to release
+                }
             }
         }
         Duration down = await(Duration.ofSeconds(60), "readiness DOWN while the database is away",
@@ -209,6 +217,20 @@ class DatabaseRestartIT {
                 .contains("consumer shipping cannot reach its database"), "the shipping consumer met the outage");
         assertTrue(statuses.containsKey(503), "the clients met the outage (a 503 at least once): " + statuses);
         assertTrue(pendingAtHalt > 0, "the publisher was still draining the backlog when the database went away");
+    }
+
+    /**
+     * A transaction that locks every pending event (the backlog) row by row: the claim's SKIP LOCKED passes them by,
+     * and the clients' new events are not held up (read committed: no gap locks on MariaDB).
+     */
+    private static Connection holdPending() throws SQLException {
+        Connection connection = DriverManager.getConnection(Settings.required("it.restart.jdbc.url"), "outbox", "outbox");
+        connection.setAutoCommit(false);
+        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        try (Statement hold = connection.createStatement()) {
+            hold.executeQuery("SELECT event_id FROM outbox_event WHERE state = 'PENDING' FOR UPDATE").close();
+        }
+        return connection;
     }
 
     /** A transaction that holds the shipment table against inserts until the database dies under it. */

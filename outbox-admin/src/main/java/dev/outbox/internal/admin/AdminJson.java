@@ -38,6 +38,7 @@ final class AdminJson {
                 .add("attempts", event.attempts());
         optional(json, "lastErrorClass", event.lastErrorClass());
         optional(json, "createdAt", event.createdAt());
+        optional(json, "parkedAt", event.parkedAt());
         optional(json, "deliveredAt", event.deliveredAt());
         optional(json, "brokerMessageId", event.brokerMessageId());
         optional(json, "payloadRef", event.payloadRef());

@@ -67,7 +67,8 @@ public class ConfirmStep {
             confirmed = confirmDelivered(connection, claimer, now, delivered);
             parkedNow = update(connection, OutboxRows.PARK, claimer, parked, (park, outcome) -> {
                 park.setString(1, ((SendResult.PermanentFailure) outcome.result()).errorClass());
-                return 2;
+                park.setObject(2, now);
+                return 3;
             }, outcome -> LOG.warning(() -> "parked " + outcome.event().describe() + " after "
                     + ((SendResult.PermanentFailure) outcome.result()).errorClass()
                     + (settings.isStrict(outcome.event().event().eventType())

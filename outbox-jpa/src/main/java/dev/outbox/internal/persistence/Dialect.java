@@ -56,8 +56,8 @@ public interface Dialect {
     default void verifyDurable(Connection connection, String dataSource) throws SQLException {
     }
 
-    /** Reads the table the latest schema script creates: fails where the schema is older ({@link #schemaScripts}). */
-    String LATEST_SCHEMA_PROBE = "SELECT requester FROM outbox_replay_requester WHERE 1 = 0";
+    /** Reads the column the latest schema script adds: fails where the schema is older ({@link #schemaScripts}). */
+    String LATEST_SCHEMA_PROBE = "SELECT parked_at FROM outbox_event WHERE 1 = 0";
 
     /** The versioned schema scripts, oldest first, as class-path resources. */
     default List<String> schemaScripts() {
@@ -68,7 +68,8 @@ public interface Dialect {
                 folder + "V4__undelivered_versions_index.sql",
                 folder + "V5__inbox_high_water_holds_and_replay_events.sql",
                 folder + "V6__due_on_the_database_clock.sql",
-                folder + "V7__replay_requesters.sql");
+                folder + "V7__replay_requesters.sql",
+                folder + "V8__parked_at_and_waiting_replays.sql");
     }
 
     /**

@@ -26,8 +26,9 @@ public final class OutboxRows {
     public static final String RETRY_NOT_SENT = "UPDATE outbox_event SET next_attempt_at = ?, attempts = attempts - 1, claimed_by = NULL,"
             + " lease_until = NULL" + CLAIM_STILL_OURS;
 
-    /** R4.5: parked at once, with the failure class as evidence. */
-    public static final String PARK = "UPDATE outbox_event SET state = 'PARKED', last_error_class = ?, claimed_by = NULL, lease_until = NULL"
+    /** R4.5: parked at once, with the failure class and the time (the database's clock) as evidence. */
+    public static final String PARK = "UPDATE outbox_event SET state = 'PARKED', last_error_class = ?, parked_at = ?,"
+            + " claimed_by = NULL, lease_until = NULL"
             + CLAIM_STILL_OURS;
 
     /**
@@ -54,13 +55,14 @@ public final class OutboxRows {
 
     /** One stored event, whole, for an operator: {@link #EVENT_COLUMNS} order. */
     public static final String EVENT_COLUMNS = "event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
-            + " payload, payload_ref, created_at, state, attempts, last_error_class, delivered_at, broker_message_id";
+            + " payload, payload_ref, created_at, state, attempts, last_error_class, parked_at, delivered_at, broker_message_id";
 
     public static final String EVENT_BY_ID = "SELECT " + EVENT_COLUMNS + " FROM outbox_event WHERE event_id = ?";
 
     /** R6.6: parked rows oldest first, on the parked-rows index; the payload is fetched per event, not listed. */
     public static final String PARKED_PAGE = "SELECT event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
-            + " NULL AS payload, payload_ref, created_at, state, attempts, last_error_class, delivered_at, broker_message_id"
+            + " NULL AS payload, payload_ref, created_at, state, attempts, last_error_class, parked_at, delivered_at,"
+            + " broker_message_id"
             + " FROM outbox_event WHERE state = 'PARKED' ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
 
     /** R6.6: a repair changes the body and schema version of a parked row only; its event id stays. */

@@ -52,6 +52,14 @@ public class SchemaInstaller {
             return;
         }
         Dialect dialect = database.dialect();
+        // Scripts run in order, so the latest one's column means all are in. Then nothing runs: V3's ALTER TABLE
+        // takes an exclusive table lock even when its column exists, so a restart would queue behind any
+        // transaction holding outbox rows (another server's claim, a slow business transaction) and hold up every
+        // later one behind itself.
+        if (probeLatestSchema() == null) {
+            LOG.info(() -> "outbox schema is up to date: " + lastOf(dialect.schemaScripts()) + " applied");
+            return;
+        }
         try (Connection connection = database.connect()) {
             // Every script is idempotent (IF NOT EXISTS): running them all brings an older schema up to date.
             for (String script : dialect.schemaScripts()) {
@@ -67,18 +75,34 @@ public class SchemaInstaller {
     /**
      * Where the user's migration tool owns the schema, a start on an older one would fail every command that
      * records an event (schema V6 gives next_attempt_at the default the recorder relies on): stop here instead,
-     * naming the scripts. The probe reads the table of the latest script, which runs after the earlier ones.
+     * naming the scripts. The probe reads the column of the latest script, which runs after the earlier ones.
      */
     private void refuseAnOlderSchema() {
+        SQLException missing = probeLatestSchema();
+        if (missing != null) {
+            throw new IllegalStateException("the outbox schema on " + settings.dataSource() + " is older than"
+                    + " this release: apply the scripts up to " + lastOf(database.dialect().schemaScripts())
+                    + " with your migration tool (they are idempotent), or set " + Settings.SCHEMA_CREATE + "=true",
+                    missing);
+        }
+    }
+
+    /**
+     * Reads what the latest script adds: null when it is there, else why not. On a connection of its own, as a
+     * failed statement would spoil a PostgreSQL transaction the scripts might share. A database that cannot be
+     * reached counts as not there: the scripts (or the refusal) then report it.
+     */
+    private SQLException probeLatestSchema() {
         try (Connection connection = database.connect();
              java.sql.PreparedStatement probe = connection.prepareStatement(Dialect.LATEST_SCHEMA_PROBE)) {
             probe.executeQuery().close();
-        } catch (SQLException e) {
-            List<String> scripts = database.dialect().schemaScripts();
-            throw new IllegalStateException("the outbox schema on " + settings.dataSource() + " is older than this"
-                    + " release: apply the scripts up to " + scripts.get(scripts.size() - 1) + " with your migration"
-                    + " tool (they are idempotent), or set " + Settings.SCHEMA_CREATE
-                    + "=true", e);
+            return null;
+        } catch (SQLException missing) {
+            return missing;
         }
+    }
+
+    private static String lastOf(List<String> scripts) {
+        return scripts.get(scripts.size() - 1);
     }
 }

@@ -167,11 +167,25 @@ public abstract class DialectContract {
         assertEquals(stale.id(), current.id(), "the takeover sends the same event id");
         assertEquals(0, update(OutboxRows.CONFIRM, now, "m-1", null, null, id, "p1", stale.leaseVersion()),
                 "a lost lease never overwrites the new claimer's result");
-        assertEquals(0, update(OutboxRows.PARK, "X", id, "p1", stale.leaseVersion()));
+        assertEquals(0, update(OutboxRows.PARK, "X", now, id, "p1", stale.leaseVersion()));
         assertEquals(0, update(OutboxRows.RETRY_LATER, now, "X", id, "p1", stale.leaseVersion()));
         assertEquals(List.of("PENDING"), row("SELECT state FROM outbox_event WHERE event_id = ?", id));
         assertEquals(1, update(OutboxRows.CONFIRM, now, "m-2", 0, 7L, id, "p2", current.leaseVersion()));
         assertEquals(List.of("DELIVERED"), row("SELECT state FROM outbox_event WHERE event_id = ?", id));
+    }
+
+    @Test
+    void aParkedRowSaysWhenItParkedAndKeepsItThroughAResume() throws SQLException {
+        UUID id = pending("a", 1, "T");
+        OutboundEvent claimed = claim("p1", 10, Set.of()).get(0);
+        OffsetDateTime parkedAt = Sql.clock(connection);
+        assertEquals(1, update(OutboxRows.PARK, "MessageTooLarge", parkedAt, id, "p1", claimed.leaseVersion()));
+        assertEquals(List.of("1"), row("SELECT COUNT(*) FROM (" + OutboxRows.PARKED_PAGE.replace("?", "10")
+                + ") p WHERE p.event_id = ? AND p.parked_at = ?", id, parkedAt), "the parked list shows when (R6.6)");
+        assertEquals(1, update(OutboxRows.RESUME_PARKED, now, id));
+        assertEquals(List.of("PENDING", "MessageTooLarge", "1"), row("SELECT state, last_error_class,"
+                + " CASE WHEN parked_at = ? THEN 1 ELSE 0 END FROM outbox_event WHERE event_id = ?", parkedAt, id),
+                "a resumed event keeps its park time as evidence, like its last error class");
     }
 
     @Test
@@ -240,7 +254,7 @@ public abstract class DialectContract {
         pending("a", 2, "T");
         pending("b", 1, "T");
         assertEquals(List.of("b@1"), versions(claim("p2", 10, Set.of())), "a@2 waits while another claim holds a@1");
-        update(OutboxRows.PARK, "MessageTooLarge", v1, "p1", first.get(0).leaseVersion());
+        update(OutboxRows.PARK, "MessageTooLarge", now, v1, "p1", first.get(0).leaseVersion());
         update("UPDATE outbox_event SET next_attempt_at = ? WHERE aggregate_id = 'a'", now.minusSeconds(1));
         assertEquals(List.of(), claim("p1", 10, Set.of()), "a parked a@1 blocks a@2");
     }
@@ -252,7 +266,7 @@ public abstract class DialectContract {
         List<OutboundEvent> claimed = claim("p1", 10, Set.of("Noted"));
         assertEquals(List.of(1L, 2L), claimed.stream().map(e -> e.event().aggregateVersion()).toList(),
                 "Noted is independent: claimed while Placed@1 is still undelivered");
-        update(OutboxRows.PARK, "MessageTooLarge", v1, "p1", claimed.get(0).leaseVersion());
+        update(OutboxRows.PARK, "MessageTooLarge", now, v1, "p1", claimed.get(0).leaseVersion());
         pending("a", 3, "Noted");
         assertEquals(List.of(3L), claim("p1", 10, Set.of("Noted")).stream()
                 .map(e -> e.event().aggregateVersion()).toList(), "and goes on past a parked one (R7.5)");
@@ -268,7 +282,7 @@ public abstract class DialectContract {
         pending("a", 3, "Noted");
         assertEquals(List.of(3L), claim("p2", 10, Set.of("Noted")).stream()
                 .map(e -> e.event().aggregateVersion()).toList(), "Placed@2 waits while p1 holds Placed@1");
-        update(OutboxRows.PARK, "MessageTooLarge", v1, "p1", claimed.get(0).leaseVersion());
+        update(OutboxRows.PARK, "MessageTooLarge", now, v1, "p1", claimed.get(0).leaseVersion());
         update("UPDATE outbox_event SET next_attempt_at = ? WHERE state = 'PENDING'", now.minusSeconds(1));
         assertEquals(List.of(3L), claim("p1", 10, Set.of("Noted")).stream()
                 .map(e -> e.event().aggregateVersion()).toList(), "Placed@2 stays blocked behind the parked Placed@1");

@@ -312,7 +312,7 @@ public final class ProtocolChecker {
                 switch (entry.getValue()) {
                     case "delivered" -> delivered.add(new Delivery(event.id().value(), event.leaseVersion(),
                             "m-" + sequence, null, null));
-                    case "permanent" -> update(c, OutboxRows.PARK, "Poison", event.id().value(), publisher.claimer,
+                    case "permanent" -> update(c, OutboxRows.PARK, "Poison", now, event.id().value(), publisher.claimer,
                             event.leaseVersion());
                     default -> update(c, OutboxRows.RETRY_LATER, now.plus(BACKOFF).plusNanos(1_000L * (++ticks % 1_000_000)),
                             entry.getValue(), event.id().value(),
