@@ -12,10 +12,14 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -56,8 +60,26 @@ public interface Dialect {
     default void verifyDurable(Connection connection, String dataSource) throws SQLException {
     }
 
-    /** Reads the column the latest schema script adds: fails where the schema is older ({@link #schemaScripts}). */
-    String LATEST_SCHEMA_PROBE = "SELECT parked_at FROM outbox_event WHERE 1 = 0";
+    /**
+     * By schema version, a query that reads what that script adds last: it fails where the schema is older. Scripts
+     * run in order, so the newest version a schema answers says how far it is. V1, V4 and V6 have none of their
+     * own (a table V2's probe needs too, an index, a column default): a later version's answer implies them.
+     */
+    NavigableMap<Integer, String> SCHEMA_PROBES = Collections.unmodifiableNavigableMap(new TreeMap<>(Map.of(
+            2, "SELECT effect_key FROM side_effect WHERE 1 = 0",
+            3, "SELECT publish_mode FROM outbox_event WHERE 1 = 0",
+            5, "SELECT item_no FROM outbox_replay_event WHERE 1 = 0",
+            7, "SELECT requester FROM outbox_replay_requester WHERE 1 = 0",
+            8, "SELECT parked_at FROM outbox_event WHERE 1 = 0")));
+
+    /** Reads what the latest schema script adds: fails where the schema is older ({@link #schemaScripts}). */
+    String LATEST_SCHEMA_PROBE = SCHEMA_PROBES.lastEntry().getValue();
+
+    /** A script's version, from its Flyway-style name ({@code .../V8__parked_at.sql} is 8). */
+    static int versionOf(String script) {
+        String name = script.substring(script.lastIndexOf('/') + 1);
+        return Integer.parseInt(name.substring(1, name.indexOf("__")));
+    }
 
     /** The versioned schema scripts, oldest first, as class-path resources. */
     default List<String> schemaScripts() {

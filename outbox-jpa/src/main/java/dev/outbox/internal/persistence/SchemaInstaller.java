@@ -14,8 +14,8 @@ import java.util.logging.Logger;
 
 /**
  * The opt-in create-at-start for the embedded default ({@code outbox.schema.create=true}): runs the dialect's
- * idempotent scripts, creating what is missing. Production databases get the same scripts through the
- * user's migration tool, and this stays off.
+ * idempotent scripts after the newest version the schema already has, and none when it is up to date. Production
+ * databases get the same scripts through the user's migration tool, and this stays off.
  */
 @ApplicationScoped
 public class SchemaInstaller {
@@ -51,18 +51,20 @@ public class SchemaInstaller {
             refuseAnOlderSchema();
             return;
         }
-        Dialect dialect = database.dialect();
-        // Scripts run in order, so the latest one's column means all are in. Then nothing runs: V3's ALTER TABLE
-        // takes an exclusive table lock even when its column exists, so a restart would queue behind any
-        // transaction holding outbox rows (another server's claim, a slow business transaction) and hold up every
-        // later one behind itself.
-        if (probeLatestSchema() == null) {
-            LOG.info(() -> "outbox schema is up to date: " + lastOf(dialect.schemaScripts()) + " applied");
+        List<String> scripts = database.dialect().schemaScripts();
+        // Only the scripts after the newest version the schema answers to. Running them all again would be
+        // harmless but for locks: V3's ALTER TABLE takes an exclusive table lock even when its column exists, so a
+        // start would queue behind any transaction holding outbox rows (another server's claim, a slow business
+        // transaction) and hold up every later one behind itself.
+        int present = versionPresent();
+        List<String> missing = scripts.stream().filter(script -> Dialect.versionOf(script) > present).toList();
+        if (missing.isEmpty()) {
+            LOG.info(() -> "outbox schema is up to date: " + lastOf(scripts) + " applied");
             return;
         }
         try (Connection connection = database.connect()) {
-            // Every script is idempotent (IF NOT EXISTS): running them all brings an older schema up to date.
-            for (String script : dialect.schemaScripts()) {
+            // Every script is idempotent (IF NOT EXISTS): one that half ran before is completed.
+            for (String script : missing) {
                 SqlScript.load(script, SchemaInstaller.class.getClassLoader()).run(connection);
                 LOG.info(() -> "outbox schema script applied: " + script);
             }
@@ -75,10 +77,10 @@ public class SchemaInstaller {
     /**
      * Where the user's migration tool owns the schema, a start on an older one would fail every command that
      * records an event (schema V6 gives next_attempt_at the default the recorder relies on): stop here instead,
-     * naming the scripts. The probe reads the column of the latest script, which runs after the earlier ones.
+     * naming the scripts. The probe reads what the latest script adds last.
      */
     private void refuseAnOlderSchema() {
-        SQLException missing = probeLatestSchema();
+        SQLException missing = probe(Dialect.LATEST_SCHEMA_PROBE);
         if (missing != null) {
             throw new IllegalStateException("the outbox schema on " + settings.dataSource() + " is older than"
                     + " this release: apply the scripts up to " + lastOf(database.dialect().schemaScripts())
@@ -87,14 +89,24 @@ public class SchemaInstaller {
         }
     }
 
+    /** The newest schema version whose probe answers, 0 for none (an empty database). */
+    private int versionPresent() {
+        for (var version : Dialect.SCHEMA_PROBES.descendingMap().entrySet()) {
+            if (probe(version.getValue()) == null) {
+                return version.getKey();
+            }
+        }
+        return 0;
+    }
+
     /**
-     * Reads what the latest script adds: null when it is there, else why not. On a connection of its own, as a
-     * failed statement would spoil a PostgreSQL transaction the scripts might share. A database that cannot be
-     * reached counts as not there: the scripts (or the refusal) then report it.
+     * Runs a probe: null when it answers, else why not. On a connection of its own, as a failed statement would
+     * spoil a PostgreSQL transaction the scripts might share. A database that cannot be reached counts as not
+     * answering: the scripts (or the refusal) then report it.
      */
-    private SQLException probeLatestSchema() {
+    private SQLException probe(String query) {
         try (Connection connection = database.connect();
-             java.sql.PreparedStatement probe = connection.prepareStatement(Dialect.LATEST_SCHEMA_PROBE)) {
+             java.sql.PreparedStatement probe = connection.prepareStatement(query)) {
             probe.executeQuery().close();
             return null;
         } catch (SQLException missing) {
