@@ -14,7 +14,7 @@ import dev.outbox.internal.persistence.RecordedRow;
  */
 enum BenchDatabase {
 
-    POSTGRESQL("PostgreSQL") {
+    POSTGRESQL {
         @Override
         Dialect dialect() {
             return new PostgreSqlDialect();
@@ -45,7 +45,7 @@ enum BenchDatabase {
     },
 
     /** MariaDB's built-in sequence tables ({@code seq_0_to_N}) stand in for generate_series: test data only. */
-    MARIADB("MariaDB") {
+    MARIADB {
         @Override
         Dialect dialect() {
             return new MariaDbDialect();
@@ -74,16 +74,6 @@ enum BenchDatabase {
             return "ANALYZE TABLE outbox_event";
         }
     };
-
-    private final String title;
-
-    BenchDatabase(String title) {
-        this.title = title;
-    }
-
-    String title() {
-        return title;
-    }
 
     abstract Dialect dialect();
 

@@ -3,6 +3,7 @@ package dev.outbox.it.bench;
 import dev.outbox.internal.persistence.Sql;
 import dev.outbox.internal.persistence.Claims;
 import dev.outbox.it.support.CrashServer;
+import dev.outbox.it.support.DedicatedDatabase;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.LibertyProcess;
 import dev.outbox.it.support.OutboxDatabase;
@@ -36,6 +37,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
@@ -84,23 +86,34 @@ class OutboxBenchmarkIT {
     /** Extra server JVM options for a profiled run, e.g. {@code -XX:StartFlightRecording=...} (see the README). */
     private static final String JVM_OPTIONS = System.getProperty("it.bench.jvm-options", "");
 
-    /** One database under test: its crash server, the server's address, a JDBC view of its tables. */
-    private record Target(BenchDatabase kind, LibertyProcess server, ExampleService service, OutboxDatabase db,
-                          String jdbc, String baseUrl) {
+    /**
+     * One database under test: how its rows are labelled, its crash server and the variables that point the server
+     * at it, the server's address, a JDBC view of its tables.
+     */
+    private record Target(String label, BenchDatabase kind, LibertyProcess server, Map<String, String> variables,
+                          ExampleService service, OutboxDatabase db, String jdbc, String baseUrl) {
     }
 
     private static Target postgresql() {
         ExampleService service = CrashServer.service();
-        return new Target(BenchDatabase.POSTGRESQL, CrashServer.process(service).measured(), service, CrashServer.database(),
-                CrashServer.jdbcUrl(), Settings.required("it.crash.base.url"));
+        return new Target("", BenchDatabase.POSTGRESQL, CrashServer.process(service).measured(), Map.of(), service,
+                CrashServer.database(), CrashServer.jdbcUrl(), Settings.required("it.crash.base.url"));
+    }
+
+    /** PostgreSQL's crash server on a cluster with the durable defaults (fsync, synchronous commits) instead. */
+    private static Target durablePostgresql(DedicatedDatabase cluster) {
+        ExampleService service = CrashServer.service();
+        return new Target("PostgreSQL durable (fsync and synchronous_commit on): ", BenchDatabase.POSTGRESQL,
+                CrashServer.process(service).measured(), cluster.serverVariables(), service, cluster.database(),
+                cluster.jdbcUrl(), Settings.required("it.crash.base.url"));
     }
 
     private static Target mariadb() {
         String baseUrl = Settings.required("it.bench.mariadb.base.url");
         ExampleService service = new ExampleService(baseUrl);
         String jdbc = Settings.required("it.bench.mariadb.jdbc.url");
-        return new Target(BenchDatabase.MARIADB, new LibertyProcess(Path.of(Settings.required("it.wlp")),
-                Settings.required("it.bench.mariadb.server"), service).measured(), service,
+        return new Target("MariaDB: ", BenchDatabase.MARIADB, new LibertyProcess(Path.of(Settings.required("it.wlp")),
+                Settings.required("it.bench.mariadb.server"), service).measured(), Map.of(), service,
                 new OutboxDatabase(jdbc, "outbox", "outbox"), jdbc, baseUrl);
     }
 
@@ -197,10 +210,34 @@ class OutboxBenchmarkIT {
         table.note("B4 claim plan on MariaDB (EXPLAIN, one row per table): " + mariaHistory.plan());
         writeOverheadRow(table, maria, writeOverhead(maria));
 
+        // What production costs (issue 20): the SQL limit, the drain and the write overhead again on a PostgreSQL
+        // cluster of its own with the durable defaults; every row above runs with fsync off.
+        DedicatedDatabase cluster = new DedicatedDatabase();
+        cluster.startDurable();
+        Drain durableKafka;
+        try {
+            Target durable = durablePostgresql(cluster);
+            prepare(durable);
+            double durableSql = rawClaimAndConfirm(durable, EVENTS);
+            table.add(durable.label() + "B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH
+                    + ")", rate(durableSql), "-", "-", String.format("%.2f of the fsync-off cluster's", durableSql / sql));
+            durableKafka = drain(durable, "kafka", EVENTS);
+            table.add(durable.label() + "B2 drain to Kafka, " + EVENTS + " pending", rate(durableKafka.rate()),
+                    ">= 20,000/s", "not measured", String.format("%.2f of the slower B0 limit; %.2f of the fsync-off"
+                            + " drain", durableKafka.rate() / Math.min(durableSql, producer),
+                            durableKafka.rate() / kafka.rate()));
+            writeOverheadRow(table, durable, writeOverhead(durable));
+        } finally {
+            pg.server().stop();
+            pg.server().use(Map.of());
+            cluster.stop();
+        }
+
         table.note("where the drains' time went (publisher run profiles): Kafka " + kafka.profile() + "; Kafka with"
                 + " 2 workers " + twoWorkers.profile() + "; JMS "
                 + jms.profile() + "; Kafka with history " + withHistory.profile() + "; MariaDB Kafka "
-                + mariaKafka.profile() + "; MariaDB Kafka with history " + mariaHistory.profile());
+                + mariaKafka.profile() + "; MariaDB Kafka with history " + mariaHistory.profile()
+                + "; PostgreSQL durable Kafka " + durableKafka.profile());
         table.note("publisher settings: batch-size " + BATCH + ", workers " + WORKERS + ", one run drains up to 100"
                 + " batches, lease 30 s");
         table.write(Path.of(Settings.required("it.bench.out")), MODE);
@@ -213,6 +250,7 @@ class OutboxBenchmarkIT {
     private void prepare(Target target) throws Exception {
         LibertyProcess server = target.server();
         server.deleteOverride("failpoint.xml");
+        server.use(runVariables(target));
         server.start(); // creates the schema when the benchmark runs on a fresh database
         server.stop();
         Files.writeString(server.serverDir().resolve("jvm.options"),
@@ -221,7 +259,7 @@ class OutboxBenchmarkIT {
     }
 
     private static void writeOverheadRow(BenchmarkTable table, Target target, jakarta.json.JsonObject b1) {
-        String on = target.kind() == BenchDatabase.POSTGRESQL ? "" : target.kind().title() + ": ";
+        String on = target.label();
         table.add(on + "B1 write overhead: the note command with / without its event, 8 callers in the server",
                 String.format("%,.0f / %,.0f tx/s", b1.getJsonNumber("withOutboxPerSecond").doubleValue(),
                         b1.getJsonNumber("withoutPerSecond").doubleValue()), "ratio >= 0.85", "not measured",
@@ -321,10 +359,19 @@ class OutboxBenchmarkIT {
                 + "<fileStore fileStoreSize=\"2000\" logFileSize=\"100\"/></messagingEngine>"
                 + "<jmsQueue id=\"BenchQueue\" jndiName=\"jms/BenchEvents\"><properties.wasJms queueName=\"BenchEvents\"/>"
                 + "</jmsQueue></server>");
-        // The crash server's 2 s lease (crash.xml, applied after bench.xml) is shorter than a Kafka send may take,
-        // which start-up refuses; the benchmark measures drains, not takeovers: a normal lease, in run.xml.
-        server.use(java.util.Map.of("outbox.publisher.lease-ms", "30000"));
+        server.use(runVariables(target));
         server.start();
+    }
+
+    /**
+     * The target's own variables and a normal lease: the crash server's 2 s lease (crash.xml, applied after
+     * bench.xml) is shorter than a Kafka send may take, which start-up refuses; the benchmark measures drains, not
+     * takeovers.
+     */
+    private static Map<String, String> runVariables(Target target) {
+        Map<String, String> variables = new java.util.HashMap<>(target.variables());
+        variables.put("outbox.publisher.lease-ms", "30000");
+        return variables;
     }
 
     /**

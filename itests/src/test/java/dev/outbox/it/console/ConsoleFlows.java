@@ -200,6 +200,9 @@ public abstract class ConsoleFlows {
         new WebDriverWait(browser, SOON).withMessage("the backlog's parked count refreshed without a click")
                 .ignoring(StaleElementReferenceException.class)
                 .until(d -> parkedShown("OrderPlaced") >= parkedBefore + 3);
+        String points = browser.findElement(By.cssSelector("#backlog-chart polyline")).getDomAttribute("points");
+        assertTrue(points != null && points.strip().split(" ").length >= 2,
+                "the chart keeps a point of the oldest age per refresh, two refreshes at least by now: " + points);
         shot("10-backlog-refreshed");
 
         click(By.cssSelector("nav button[data-view=parked]"));

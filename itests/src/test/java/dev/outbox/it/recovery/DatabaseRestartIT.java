@@ -1,6 +1,7 @@
 package dev.outbox.it.recovery;
 
 import dev.outbox.it.support.CrashServer;
+import dev.outbox.it.support.DedicatedDatabase;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.LibertyProcess;
@@ -14,13 +15,11 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,24 +54,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @EnabledIfSystemProperty(named = "it.db", matches = "postgresql|mariadb")
 class DatabaseRestartIT {
 
-    private static final String SCRIPT = Settings.required("it.restart.script");
-    private static final String DIR = Settings.required("it.restart.dir");
-    private static final String PORT = Settings.required("it.restart.port");
-    /** The crash server's variable that names its database's port (its server.xml profile for it.db). */
-    private static final String PORT_VARIABLE = Settings.required("it.db") + ".port";
+    private static final DedicatedDatabase DATABASE = new DedicatedDatabase();
     private static final Duration AWAY = Duration.ofSeconds(8);
     private static final int BACKLOG_ORDERS = 200;
 
     private final ExampleService service = CrashServer.service();
     private final LibertyProcess server = CrashServer.process(service);
-    private final OutboxDatabase db = new OutboxDatabase(Settings.required("it.restart.jdbc.url"), "outbox", "outbox");
+    private final OutboxDatabase db = DATABASE.database();
 
     @BeforeAll
     static void startTheCluster() throws Exception {
         // Durable settings, unlike the other suites' servers: with synchronous_commit off, an immediate shutdown loses
         // the last commits PostgreSQL had acknowledged (seen here: two inbox marks and their shipments gone); MariaDB
         // with its redo log flushed once a second loses up to that second.
-        cluster("start", DIR, PORT, "durable");
+        DATABASE.startDurable();
     }
 
     /** The hard stops of this run's database: MariaDB has only SIGKILL. */
@@ -82,7 +77,7 @@ class DatabaseRestartIT {
 
     @AfterAll
     static void stopTheCluster() throws Exception {
-        cluster("stop", DIR);
+        DATABASE.stop();
     }
 
     @AfterEach
@@ -97,7 +92,7 @@ class DatabaseRestartIT {
     void everyAcknowledgedCommandSurvivesADatabaseRestartAndTheServerResumesByItself(String how) throws Exception {
         String tag = "dbrestart-" + how + "-" + UUID.randomUUID();
         // 1. A backlog built with the publisher off, drained one event a batch once it is on.
-        server.use(Map.of(PORT_VARIABLE, PORT, "outbox.publisher.enabled", "false"));
+        server.use(onTheDedicatedDatabase(Map.of("outbox.publisher.enabled", "false")));
         server.start();
         for (int i = 0; i < BACKLOG_ORDERS; i++) {
             Reply placed = service.placeOrder(tag, BigDecimal.ONE);
@@ -107,9 +102,9 @@ class DatabaseRestartIT {
         server.stop();
         // A late backlog would turn readiness DOWN by itself (the test servers allow OrderPaid 3 s): allow it an
         // hour, so DOWN here means the database.
-        server.use(Map.of(PORT_VARIABLE, PORT, "outbox.publisher.batch-size", "1",
-                "outbox.publisher.interval-ms", "200", "outbox.health.max-pending-age", "PT1H",
-                "outbox.health.max-pending-age.OrderPaid", "PT1H"));
+        server.use(onTheDedicatedDatabase(Map.of("outbox.publisher.batch-size", "1",
+                "outbox.publisher.interval-ms", "200",
+                "outbox.health.max-pending-age", "PT1H", "outbox.health.max-pending-age.OrderPaid", "PT1H")));
         // The backlog is held until just before the halt (the publisher's claim skips locked rows): how long the
         // server takes to start would otherwise decide whether any of it is left when the database dies.
         List<Connection> held = new ArrayList<>(List.of(holdPending()));
@@ -158,7 +153,7 @@ class DatabaseRestartIT {
             Thread.sleep(500);
             pendingAtHalt = db.count("outbox_event", "state = 'PENDING'");
             halted = System.nanoTime();
-            cluster("halt", DIR, how);
+            DATABASE.halt(how);
         } catch (Exception | AssertionError beforeTheHalt) {
             running.set(false);
             throw beforeTheHalt;
@@ -178,7 +173,7 @@ class DatabaseRestartIT {
         if (rest > 0) {
             Thread.sleep(rest);
         }
-        cluster("resume", DIR);
+        DATABASE.resume();
         long resumed = System.nanoTime();
         Duration up = await(Duration.ofSeconds(120), "readiness UP after the database is back",
                 () -> Duration.ofNanos(System.nanoTime() - resumed), d -> readiness() == 200);
@@ -224,7 +219,7 @@ class DatabaseRestartIT {
      * and the clients' new events are not held up (read committed: no gap locks on MariaDB).
      */
     private static Connection holdPending() throws SQLException {
-        Connection connection = DriverManager.getConnection(Settings.required("it.restart.jdbc.url"), "outbox", "outbox");
+        Connection connection = DriverManager.getConnection(DATABASE.jdbcUrl(), "outbox", "outbox");
         connection.setAutoCommit(false);
         connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         try (Statement hold = connection.createStatement()) {
@@ -235,7 +230,7 @@ class DatabaseRestartIT {
 
     /** A transaction that holds the shipment table against inserts until the database dies under it. */
     private static Connection lockShipments() throws SQLException {
-        Connection connection = DriverManager.getConnection(Settings.required("it.restart.jdbc.url"), "outbox", "outbox");
+        Connection connection = DriverManager.getConnection(DATABASE.jdbcUrl(), "outbox", "outbox");
         connection.setAutoCommit(false);
         // Repeatable read whatever the server's default: under read committed MariaDB would lock no gaps.
         connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
@@ -267,16 +262,10 @@ class DatabaseRestartIT {
         }
     }
 
-    private static void cluster(String... arguments) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(SCRIPT));
-        command.addAll(List.of(arguments));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        if (!process.waitFor(120, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new IllegalStateException(String.join(" ", command) + " did not finish within 120 s");
-        }
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        System.out.print(output);
-        assertEquals(0, process.exitValue(), String.join(" ", command) + " failed: " + output);
+    /** The crash server's settings for this case, on the dedicated database. */
+    private static Map<String, String> onTheDedicatedDatabase(Map<String, String> settings) {
+        Map<String, String> all = new java.util.HashMap<>(DATABASE.serverVariables());
+        all.putAll(settings);
+        return all;
     }
 }
