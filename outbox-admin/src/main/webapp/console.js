@@ -365,12 +365,14 @@ async function loadAudit() {
   const eventId = document.getElementById('audit-event').value.trim();
   const actor = document.getElementById('audit-actor').value.trim();
   const current = ticket('audit');
-  const reply = await api('GET', 'audit?limit=1000' + (eventId ? '&eventId=' + encodeURIComponent(eventId) : ''));
+  // Both filters run on the server, over the whole trail (newest 1,000 shown).
+  const reply = await api('GET', 'audit?limit=1000' + (eventId ? '&eventId=' + encodeURIComponent(eventId) : '')
+      + (actor ? '&actor=' + encodeURIComponent(actor) : ''));
   if (!current()) return;
   const rows = document.getElementById('audit-rows');
   rows.replaceChildren();
   if (!reply.ok) { say('audit: ' + (reply.json.error || reply.status)); return; }
-  reply.json.entries.filter(e => !actor || e.actor === actor).forEach(e =>
+  reply.json.entries.forEach(e =>
     rows.appendChild(row([e.at, e.actor, e.action, e.eventId || e.requestId || '', e.detail])));
 }
 

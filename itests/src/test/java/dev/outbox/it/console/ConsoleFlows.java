@@ -235,6 +235,18 @@ public abstract class ConsoleFlows {
         why.accept();
         waitForText(By.id("request-result"), "REJECTED");
         shot("12-group-resume-rejected");
+        // The audit by actor alone, filtered by the server over the whole trail: the approver's own entries only.
+        click(By.cssSelector("nav button[data-view=audit]"));
+        browser.findElement(By.id("audit-actor")).sendKeys("approver");
+        click(By.id("audit-load"));
+        // The view first shows the whole trail; then only the approver's entries, the rejection among them.
+        new WebDriverWait(browser, SOON).withMessage("the audit view filtered to the approver's entries, with the"
+                + " rejection of " + request).ignoring(StaleElementReferenceException.class).until(d -> {
+            List<String> actors = d.findElements(By.cssSelector("#audit-rows tr td:nth-child(2)")).stream()
+                    .map(WebElement::getText).distinct().toList();
+            String text = d.findElement(By.id("audit-rows")).getText();
+            return actors.equals(List.of("approver")) && text.contains(request) && text.contains("REPLAY_REJECTED");
+        });
         for (StoredEvent e : parked) {
             assertEquals("PARKED", db.eventsOf(e.aggregateId()).get(0).state(), "a rejected resume leaves " + e.eventId()
                     + " parked");

@@ -8,10 +8,11 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A database server of this run's database (PostgreSQL or MariaDB) that one suite owns: its own folder and port,
- * started with the database's durable settings by the project's script ({@code scripts/pg-test-cluster.sh},
- * {@code scripts/mariadb-test-instance.sh}), so halting it or measuring on it touches no other suite's server.
- * The run's {@code it.restart.*} properties name it.
+ * A database server of this run's database (PostgreSQL or MariaDB) apart from the one the suites share: its own
+ * folder and port, started fresh with the database's durable settings by the project's script
+ * ({@code scripts/pg-test-cluster.sh}, {@code scripts/mariadb-test-instance.sh}), so halting it or measuring on it
+ * touches no other suite's server. DatabaseRestartIT and the benchmark's durable rows use it in turn, each starting
+ * and stopping it. The run's {@code it.restart.*} properties name it.
  */
 public final class DedicatedDatabase {
 

@@ -26,9 +26,11 @@ public class AuditResource {
 
     @GET
     @RolesAllowed({Roles.OPERATOR, Roles.APPROVER})
-    public JsonObject recent(@QueryParam("eventId") String eventId, @QueryParam("limit") @DefaultValue("100") int limit) {
+    public JsonObject recent(@QueryParam("eventId") String eventId, @QueryParam("actor") String actor,
+                             @QueryParam("limit") @DefaultValue("100") int limit) {
         JsonArrayBuilder entries = Json.createArrayBuilder();
-        trail.recent(eventId == null ? null : AdminJson.uuid("eventId", eventId), AdminJson.limit(limit))
+        trail.recent(eventId == null ? null : AdminJson.uuid("eventId", eventId),
+                actor == null || actor.isBlank() ? null : actor, AdminJson.limit(limit))
                 .forEach(entry -> entries.add(AdminJson.audit(entry)));
         return Json.createObjectBuilder().add("entries", entries).build();
     }

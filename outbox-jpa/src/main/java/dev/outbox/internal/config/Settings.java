@@ -37,8 +37,11 @@ public final class Settings {
             65_536, 1, PAYLOAD_HARD_LIMIT, "The largest JSON payload an event may carry, in UTF-8 bytes; larger "
                     + "bodies belong in an immutable resource the event refers to (R3.5).");
     public static final Setting SCHEMA_CREATE = Setting.flag("outbox.schema.create", WRITE_SIDE, false,
-            "Run the dialect's idempotent schema scripts at start. Off by default: production schemas are migrated "
-                    + "by your own tool from the same scripts. The example's server turns it on.");
+            "Run the dialect's idempotent schema scripts at start: those after the newest version the schema "
+                    + "already has (each version's probe, `Dialect.SCHEMA_PROBES`), none when it is up to date, so a "
+                    + "restart takes no table lock. Off by default (then a schema older than this release stops the "
+                    + "start, naming the script to apply): production schemas are migrated by your own tool from the "
+                    + "same scripts. The example's server turns it on.");
     public static final Setting DATASOURCE = Setting.text("outbox.datasource", WRITE_SIDE,
             "java:comp/DefaultDataSource", "The JNDI name of the datasource the outbox's own SQL runs on. It must be "
                     + "the one your business tables live in (one connection per transaction, R1.2). On WildFly use "

@@ -50,14 +50,18 @@ public class AuditTrail {
                 + (requestId == null ? "" : " request " + requestId) + ": " + detail);
     }
 
-    /** The newest entries first, all or of one event. */
+    /** The newest entries first: all, of one event, of one actor, or of both (a null narrows nothing). */
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
-    public List<AuditEntry> recent(UUID eventId, int limit) {
+    public List<AuditEntry> recent(UUID eventId, String actor, int limit) {
         try (Connection connection = database.connect();
-             PreparedStatement select = connection.prepareStatement(AuditRows.auditRecent(eventId != null))) {
+             PreparedStatement select = connection.prepareStatement(AuditRows.auditRecent(eventId != null,
+                     actor != null))) {
             int index = 1;
             if (eventId != null) {
                 select.setObject(index++, eventId);
+            }
+            if (actor != null) {
+                select.setString(index++, actor);
             }
             select.setInt(index, limit);
             List<AuditEntry> entries = new ArrayList<>();
