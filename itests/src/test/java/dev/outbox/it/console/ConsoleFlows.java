@@ -167,13 +167,9 @@ public abstract class ConsoleFlows {
         click(By.id("waiting-load"));
         waitForText(By.id("waiting-rows"), "yours: a second person decides");
         shot("8-replay-waits");
-        browser.quit();
 
         // The approver sees it waiting, approves it, and watches the re-sends counted.
-        open("approver", "approver-password");
-        waitForText(By.id("who"), "approver (outbox-approver)");
-        click(By.cssSelector("nav button[data-view=replay]"));
-        click(By.cssSelector("button[data-decide=approve][data-request='" + request + "']"));
+        decideAsTheApprover("approve", request);
         waitForText(By.id("request-result"), "EXECUTED, 3 events, 3 made due again");
         assertTrue(browser.findElement(By.id("request-result")).getText().contains("progress: 3 pending, 0 delivered"),
                 "right after the approval all three wait to be sent: " + browser.findElement(By.id("request-result"))
@@ -222,13 +218,9 @@ public abstract class ConsoleFlows {
         String message = browser.findElement(By.id("message")).getText();
         String request = message.substring("group resume ".length(), message.indexOf(':'));
         shot("11-group-resume-waits");
-        browser.quit();
 
         // The approver rejects it with a reason of their own; the events stay parked.
-        open("approver", "approver-password");
-        waitForText(By.id("who"), "approver (outbox-approver)");
-        click(By.cssSelector("nav button[data-view=replay]"));
-        click(By.cssSelector("button[data-decide=reject][data-request='" + request + "']"));
+        decideAsTheApprover("reject", request);
         Alert why = new WebDriverWait(browser, SOON).until(ExpectedConditions.alertIsPresent());
         assertTrue(why.getText().contains("Why is replay " + request + " rejected?"), why.getText());
         why.sendKeys("resume after the change window");
@@ -251,6 +243,15 @@ public abstract class ConsoleFlows {
             assertEquals("PARKED", db.eventsOf(e.aggregateId()).get(0).state(), "a rejected resume leaves " + e.eventId()
                     + " parked");
         }
+    }
+
+    /** Closes this person's page, logs the approver in and presses approve or reject beside the waiting request. */
+    private void decideAsTheApprover(String decision, String request) {
+        browser.quit();
+        open("approver", "approver-password");
+        waitForText(By.id("who"), "approver (outbox-approver)");
+        click(By.cssSelector("nav button[data-view=replay]"));
+        click(By.cssSelector("button[data-decide=" + decision + "][data-request='" + request + "']"));
     }
 
     /** The parked count the backlog view shows for a type (0 without a row). */
