@@ -18,6 +18,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -83,7 +84,9 @@ class OutboxBenchmarkIT {
     private static final int BATCH = intSetting("it.bench.batch-size", 500);
     /** The publisher's workers in every drain but the one that measures a second worker (the server's default). */
     private static final int WORKERS = intSetting("it.bench.workers", 1);
-    private static final boolean FULL = "full".equals(MODE);
+    /** {@code write-overhead}: B1 alone, at the full run's rounds, printed (a quick before/after of the write path). */
+    private static final String ONLY = System.getProperty("it.bench.only", "");
+    private static final boolean FULL = "full".equals(MODE) || !ONLY.isBlank();
     private static final String HEAP = "-Xmx512m";
     /** Extra server JVM options for a profiled run, e.g. {@code -XX:StartFlightRecording=...} (see the README). */
     private static final String JVM_OPTIONS = System.getProperty("it.bench.jvm-options", "");
@@ -152,7 +155,19 @@ class OutboxBenchmarkIT {
     }
 
     @Test
+    void theWriteOverheadAlone() throws Exception {
+        Assumptions.assumeTrue("write-overhead".equals(ONLY), "runs with -Dit.bench.only=write-overhead");
+        BenchmarkTable table = new BenchmarkTable();
+        for (Target target : List.of(pg, maria)) {
+            prepare(target);
+            writeOverheadRow(table, target, writeOverhead(target));
+        }
+        // Each row is printed as it is added ("benchmark | ..." lines); nothing is written to results.md.
+    }
+
+    @Test
     void theDrainRatesAgainstTheMachinesLimits() throws Exception {
+        Assumptions.assumeTrue(ONLY.isBlank(), "-Dit.bench.only runs one scenario");
         BenchmarkTable table = new BenchmarkTable();
         prepare(pg);
 

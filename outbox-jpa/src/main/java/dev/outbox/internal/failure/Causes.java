@@ -19,13 +19,18 @@ public final class Causes {
 
     /**
      * A unique-key violation: SQLSTATE 23505 on H2 and PostgreSQL; on MariaDB the class 23000 with error 1062 (the
-     * same class holds CHECK and NOT NULL violations, so the code decides).
+     * same class holds CHECK and NOT NULL violations, so the code decides). A failed JDBC batch may carry it only
+     * as one of its next exceptions (PostgreSQL's driver does), so those are read too.
      */
     public static boolean isUniqueViolation(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof SQLException sql && ("23505".equals(sql.getSQLState())
-                    || ("23000".equals(sql.getSQLState()) && sql.getErrorCode() == MARIADB_DUPLICATE_KEY))) {
-                return true;
+            if (cause instanceof SQLException sql) {
+                for (SQLException s = sql; s != null; s = s.getNextException() == s ? null : s.getNextException()) {
+                    if ("23505".equals(s.getSQLState())
+                            || ("23000".equals(s.getSQLState()) && s.getErrorCode() == MARIADB_DUPLICATE_KEY)) {
+                        return true;
+                    }
+                }
             }
         }
         return false;

@@ -95,6 +95,35 @@ public interface Dialect {
     }
 
     /**
+     * Inserts a command's recorded events on the caller's connection ({@link OutboxRows#RECORD}): one statement for
+     * one event, one JDBC batch for several, executed now so that a violated key fails the command (R3.1, R3.3).
+     */
+    default void record(Connection connection, List<PendingRow> rows) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(OutboxRows.RECORD)) {
+            for (PendingRow row : rows) {
+                OutboxEvent event = row.event();
+                insert.setObject(1, row.eventId().value());
+                insert.setString(2, event.aggregateType());
+                insert.setString(3, event.aggregateId());
+                insert.setLong(4, event.aggregateVersion());
+                insert.setString(5, event.eventType());
+                insert.setInt(6, event.schemaVersion());
+                insert.setString(7, event.payload());
+                URI reference = event.payloadReference();
+                insert.setString(8, reference == null ? null : reference.toString());
+                insert.setObject(9, row.createdAt());
+                insert.setString(10, row.publishMode());
+                if (rows.size() == 1) {
+                    insert.executeUpdate();
+                    return;
+                }
+                insert.addBatch();
+            }
+            insert.executeBatch();
+        }
+    }
+
+    /**
      * Claims due rows in the caller's (short) transaction, on the database's {@link #clock}: sets the claimer and a
      * lease, bumps the lease version
      * and the attempt count, and moves {@code next_attempt_at} to the lease end, so a claimer that dies leaves a

@@ -7,6 +7,15 @@ package dev.outbox.internal.persistence;
  */
 public final class OutboxRows {
 
+    /**
+     * R1.2, R3.1: a recorded event, inserted on the connection of the caller's transaction and executed before the
+     * command returns. {@code next_attempt_at} is left to its column default, the database's time, the clock every
+     * claim compares with (R4.3): a recording server whose clock runs ahead would otherwise hold its own events back.
+     */
+    public static final String RECORD = "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version,"
+            + " event_type, schema_version, payload, payload_ref, created_at, state, attempts, lease_version, publish_mode)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', 0, 0, ?)";
+
     /** R4.2: confirm only while the claim is ours: same claimer, same lease version, still pending. */
     public static final String CLAIM_STILL_OURS = " WHERE event_id = ? AND claimed_by = ? AND lease_version = ? AND state = 'PENDING'";
 

@@ -2,7 +2,7 @@ package dev.outbox.internal.record;
 
 import dev.outbox.Outboxed;
 import dev.outbox.EventId;
-import dev.outbox.internal.persistence.OutboxEventRow;
+import dev.outbox.internal.persistence.PendingRow;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +14,7 @@ import java.util.List;
  */
 final class PendingEvents {
 
-    private final List<OutboxEventRow> buffered = new ArrayList<>();
+    private final List<PendingRow> buffered = new ArrayList<>();
     private final List<EventId> recorded = new ArrayList<>();
     private int commandDepth;
 
@@ -32,12 +32,12 @@ final class PendingEvents {
         return commandDepth > 0;
     }
 
-    void buffer(List<OutboxEventRow> rows) {
+    void buffer(List<PendingRow> rows) {
         buffered.addAll(rows);
     }
 
-    List<OutboxEventRow> takeBuffered() {
-        List<OutboxEventRow> rows = List.copyOf(buffered);
+    List<PendingRow> takeBuffered() {
+        List<PendingRow> rows = List.copyOf(buffered);
         buffered.clear();
         return rows;
     }

@@ -47,6 +47,16 @@ class CausesTest {
     }
 
     @Test
+    void aUniqueViolationInsideAFailedBatchIsStillAUniqueViolation() {
+        // PostgreSQL's driver reports a failed batch entry as a BatchUpdateException whose next exception is the cause.
+        java.sql.BatchUpdateException batch = new java.sql.BatchUpdateException("Batch entry 1 was aborted", null, 0,
+                new int[] {1}, null);
+        batch.setNextException(new SQLException("duplicate key value violates unique constraint", "23505"));
+        assertTrue(Causes.isUniqueViolation(batch), "the duplicate version is named, not a generic write failure");
+        assertFalse(Causes.isUniqueViolation(new java.sql.BatchUpdateException("aborted", "08006", 0, new int[0], null)));
+    }
+
+    @Test
     void aConstraintViolationIsNoOutage() {
         assertFalse(Causes.isDatabaseOutage(new SQLException("duplicate key", "23505")));
         assertFalse(Causes.isDatabaseOutage(new IllegalArgumentException("bad payload")));

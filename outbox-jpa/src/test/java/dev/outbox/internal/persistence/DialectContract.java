@@ -2,6 +2,8 @@ package dev.outbox.internal.persistence;
 
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
+import dev.outbox.OutboxEvent;
+import dev.outbox.internal.failure.Causes;
 import dev.outbox.SideEffectLedger;
 import dev.outbox.internal.inbox.VersionCheck;
 import dev.outbox.internal.inbox.VersionGate;
@@ -10,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -26,6 +29,7 @@ import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -119,12 +123,35 @@ public abstract class DialectContract {
     }
 
     @Test
-    void aRowRecordedWithoutItsDueTimeIsDueAtTheDatabasesTime() throws SQLException {
-        // The recording server's clock an hour ahead: the row must be due now all the same (issue 16 item 6).
-        UUID id = RecordedRow.pending("Order", "o-clock", 1, "OrderPlaced").recordedAt(now.plusHours(1))
-                .insert(connection);
-        assertEquals(List.of("1"), row("SELECT COUNT(*) FROM outbox_event WHERE event_id = ?"
-                + " AND next_attempt_at <= CURRENT_TIMESTAMP(6)", id), "a new row takes the database's time as its due time");
+    void theRecordersRowsAreDueAtTheDatabasesTimeAndCarryTheEventAsRecorded() throws SQLException {
+        // The recording server's clock an hour ahead: the rows must be due now all the same (issue 16 item 6).
+        EventId placed = EventId.next();
+        EventId paid = EventId.next();
+        dialect().record(connection, List.of(
+                new PendingRow(placed, OutboxEvent.of("Order", "o-clock", 1, "OrderPlaced", "{\"total\":12}"),
+                        now.plusHours(1), false),
+                new PendingRow(paid, OutboxEvent.referencing("Order", "o-clock", 2, "OrderPaid",
+                        URI.create("https://receipts.example/r/7")), now.plusHours(1), false)));
+        List<OutboundEvent> claimed = claim("p1", 10, Set.of());
+        assertEquals(List.of(placed, paid), claimed.stream().map(OutboundEvent::id).toList(),
+                "both recorded rows are due at once by the database's clock, in version order");
+        assertEquals("{\"total\":12}", claimed.get(0).event().payload());
+        assertEquals(URI.create("https://receipts.example/r/7"), claimed.get(1).event().payloadReference());
+        assertEquals(List.of("PUBLISH", "PUBLISH", "2"), row("SELECT MIN(publish_mode), MAX(publish_mode), COUNT(*)"
+                + " FROM outbox_event"), "both bound to the outbox's own publishing (R8.3)");
+    }
+
+    @Test
+    void theRecordersInsertRefusesASecondEventForTheSameAggregateVersionAlsoInABatch() throws SQLException {
+        OutboxEvent placed = OutboxEvent.of("Order", "o-dup", 1, "OrderPlaced", "{}");
+        dialect().record(connection, List.of(new PendingRow(EventId.next(), placed, now, false)));
+        SQLException single = assertThrows(SQLException.class, () -> dialect().record(connection,
+                List.of(new PendingRow(EventId.next(), placed, now, false))));
+        assertTrue(Causes.isUniqueViolation(single), "R3.3: one event per aggregate version: " + single);
+        SQLException batch = assertThrows(SQLException.class, () -> dialect().record(connection, List.of(
+                new PendingRow(EventId.next(), OutboxEvent.of("Order", "o-dup", 2, "OrderPaid", "{}"), now, false),
+                new PendingRow(EventId.next(), placed, now, true))));
+        assertTrue(Causes.isUniqueViolation(batch), "a batch names the duplicate too: " + batch);
     }
 
     @Test

@@ -5,19 +5,27 @@ import dev.outbox.*;
 import dev.outbox.internal.record.OutboxCommitted;
 import dev.outbox.PublishingProtocol;
 import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.persistence.Dialect;
+import dev.outbox.internal.persistence.FreshH2;
+import dev.outbox.internal.persistence.H2Dialect;
+import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.persistence.OutboxRows;
 import dev.outbox.internal.persistence.OutboxTransactions;
 import jakarta.enterprise.event.Event;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -29,24 +37,36 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The recorder's own logic with hand-written stand-ins for the transaction and the entity manager: when it
- * writes, when it refuses, when it marks rollback-only, when it announces a commit. That the rows really
- * commit with the business change is proven on a real server and database in itests (WriteSideIT).
+ * The recorder's own logic with a hand-written stand-in for the transaction, writing into a real in-memory H2 with
+ * the outbox schema: when it writes, when it refuses, when it marks rollback-only, when it announces a commit. That
+ * the rows really commit with the business change is proven on a real server and database in itests (WriteSideIT).
  */
 class EventRecordingTest {
 
     private final FakeTransaction transaction = new FakeTransaction();
-    private final List<String> entityManagerCalls = new ArrayList<>();
     private final List<OutboxCommitted> announced = new ArrayList<>();
-    private RuntimeException flushFailure;
+    private Connection database;
     private EventRecording recorder;
 
     private static final OutboxEvent PLACED = OutboxEvent.of("Order", "o-1", 1, "OrderPlaced", "{\"a\":1}");
     private static final OutboxEvent PAID = OutboxEvent.of("Order", "o-1", 2, "OrderPaid", "{\"a\":2}");
 
     @BeforeEach
-    void wire() {
+    void wire() throws SQLException {
+        database = FreshH2.open();
+        String url = database.getMetaData().getURL();
         recorder = new EventRecording();
+        recorder.dataSource = new OutboxDataSource() {
+            @Override
+            public Connection connect() throws SQLException {
+                return DriverManager.getConnection(url, "sa", "");
+            }
+
+            @Override
+            public Dialect dialect() {
+                return new H2Dialect();
+            }
+        };
         recorder.transactions = OutboxTransactions.of(transaction);
         recorder.settings = new OutboxSettings(1000, false, "java:comp/DefaultDataSource", "auto", java.time.Duration.ofDays(30), java.time.Duration.ofSeconds(2), 10,
                 "java:comp/TransactionSynchronizationRegistry");
@@ -56,14 +76,6 @@ class EventRecordingTest {
                 return true;
             }
         };
-        recorder.entityManager = (EntityManager) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {EntityManager.class}, (proxy, method, args) -> {
-                    entityManagerCalls.add(method.getName());
-                    if (method.getName().equals("flush") && flushFailure != null) {
-                        throw flushFailure;
-                    }
-                    return null;
-                });
         @SuppressWarnings("unchecked")
         Event<OutboxCommitted> event = (Event<OutboxCommitted>) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {Event.class}, (proxy, method, args) -> {
@@ -75,40 +87,81 @@ class EventRecordingTest {
         recorder.committed = event;
     }
 
-    @Test
-    void withoutATransactionItRefusesAndWritesNothing() {
-        transaction.status = Status.STATUS_NO_TRANSACTION;
-        NoTransactionException e = assertThrows(NoTransactionException.class, () -> recorder.record(List.of(PLACED)));
-        assertTrue(e.getMessage().contains("nothing was written"), e.getMessage());
-        assertEquals(List.of(), entityManagerCalls, "no entity manager call without a transaction");
+    @AfterEach
+    void close() throws SQLException {
+        database.close();
+    }
+
+    /** The rows in outbox_event, as "version type state" in version order. */
+    private List<String> rows() throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (Statement select = database.createStatement();
+             ResultSet rs = select.executeQuery("SELECT aggregate_version, event_type, state, publish_mode,"
+                     + " next_attempt_at FROM outbox_event ORDER BY aggregate_version")) {
+            while (rs.next()) {
+                assertTrue(rs.getObject("next_attempt_at") != null, "a recorded row is due (the column's default)");
+                rows.add(rs.getLong(1) + " " + rs.getString(2) + " " + rs.getString(3) + " " + rs.getString(4));
+            }
+        }
+        return rows;
     }
 
     @Test
-    void outsideACommandEventsAreInsertedAndFlushedAtOnce() {
+    void withoutATransactionItRefusesAndWritesNothing() throws SQLException {
+        transaction.status = Status.STATUS_NO_TRANSACTION;
+        NoTransactionException e = assertThrows(NoTransactionException.class, () -> recorder.record(List.of(PLACED)));
+        assertTrue(e.getMessage().contains("nothing was written"), e.getMessage());
+        assertEquals(List.of(), rows(), "no row without a transaction");
+    }
+
+    @Test
+    void outsideACommandEventsAreInsertedAtOnceAsPendingRows() throws SQLException {
         List<EventId> ids = recorder.record(List.of(PLACED, PAID));
         assertEquals(2, ids.size());
-        assertEquals(List.of("persist", "persist", "flush"), entityManagerCalls);
+        assertEquals(List.of("1 OrderPlaced PENDING PUBLISH", "2 OrderPaid PENDING PUBLISH"), rows());
         assertFalse(transaction.rollbackOnly);
     }
 
     @Test
-    void anInvalidEventMarksTheTransactionRollbackOnlyAndWritesNoneOfTheCall() {
-        OutboxEvent broken = OutboxEvent.of("Order", "o-1", 0, "OrderPaid", "{}");
-        assertThrows(InvalidEventException.class, () -> recorder.record(List.of(PLACED, broken)));
-        assertTrue(transaction.rollbackOnly, "the business change must not commit without its event");
-        assertEquals(List.of(), entityManagerCalls, "not even the valid first event is written");
+    void theRecorderLeavesTheDueTimeToTheDatabasesClock() {
+        // Issue 16 item 6: written from the recording JVM's clock, a server running 40 s ahead would hold back its
+        // own events for 40 s; the schema's default (V6) is the database's time, the clock every claim compares with.
+        assertFalse(OutboxRows.RECORD.contains("next_attempt_at"), "the insert must leave next_attempt_at to its"
+                + " column default: " + OutboxRows.RECORD);
     }
 
     @Test
-    void aUniqueViolationBecomesADuplicateVersionAndMarksRollbackOnly() {
-        flushFailure = new PersistenceException(new SQLException("duplicate key", "23505"));
+    void anInvalidEventMarksTheTransactionRollbackOnlyAndWritesNoneOfTheCall() throws SQLException {
+        OutboxEvent broken = OutboxEvent.of("Order", "o-1", 0, "OrderPaid", "{}");
+        assertThrows(InvalidEventException.class, () -> recorder.record(List.of(PLACED, broken)));
+        assertTrue(transaction.rollbackOnly, "the business change must not commit without its event");
+        assertEquals(List.of(), rows(), "not even the valid first event is written");
+    }
+
+    @Test
+    void aUniqueViolationBecomesADuplicateVersionAndMarksRollbackOnly() throws SQLException {
+        recorder.record(List.of(PLACED));
+        assertFalse(transaction.rollbackOnly);
         assertThrows(DuplicateEventVersionException.class, () -> recorder.record(List.of(PLACED)));
         assertTrue(transaction.rollbackOnly);
     }
 
     @Test
-    void anyOtherInsertFailureIsAWriteFailureAndMarksRollbackOnly() {
-        flushFailure = new PersistenceException(new SQLException("connection reset", "08006"));
+    void aDuplicateVersionInsideABatchIsStillADuplicateVersion() throws SQLException {
+        OutboxEvent againPlaced = OutboxEvent.of("Order", "o-1", 1, "OrderPlaced", "{\"again\":true}");
+        // one command's events go in as one JDBC batch when it returns; the third repeats the first's version
+        assertThrows(DuplicateEventVersionException.class, () -> recorder.command(() -> {
+            recorder.record(List.of(PLACED, PAID));
+            return recorder.record(List.of(againPlaced));
+        }));
+        assertTrue(transaction.rollbackOnly);
+    }
+
+    @Test
+    void anyOtherInsertFailureIsAWriteFailureAndMarksRollbackOnly() throws SQLException {
+        try (Statement drop = database.createStatement()) {
+            drop.execute("ALTER TABLE outbox_event RENAME TO outbox_event_gone");
+        }
         assertThrows(OutboxWriteException.class, () -> recorder.record(List.of(PLACED)));
         assertTrue(transaction.rollbackOnly);
     }
@@ -118,30 +171,30 @@ class EventRecordingTest {
         recorder.command(() -> {
             recorder.record(List.of(PLACED));
             recorder.command(() -> recorder.record(List.of(PAID)));
-            assertEquals(List.of(), entityManagerCalls, "nothing written while the command runs");
+            assertEquals(List.of(), rows(), "nothing written while the command runs");
             return null;
         });
-        assertEquals(List.of("persist", "persist", "flush"), entityManagerCalls);
+        assertEquals(List.of("1 OrderPlaced PENDING PUBLISH", "2 OrderPaid PENDING PUBLISH"), rows());
     }
 
     @Test
-    void anUncheckedExceptionDropsTheCommandsEvents() {
+    void anUncheckedExceptionDropsTheCommandsEvents() throws SQLException {
         assertThrows(IllegalStateException.class, () -> recorder.command(() -> {
             recorder.record(List.of(PLACED));
             throw new IllegalStateException("business rule broken");
         }));
-        assertEquals(List.of(), entityManagerCalls, "the transaction rolls back: write nothing");
+        assertEquals(List.of(), rows(), "the transaction rolls back: write nothing");
         transaction.complete(Status.STATUS_ROLLEDBACK);
         assertEquals(List.of(), announced);
     }
 
     @Test
-    void aCheckedExceptionStillWritesTheEventsBecauseTheTransactionCommits() {
+    void aCheckedExceptionStillWritesTheEventsBecauseTheTransactionCommits() throws SQLException {
         assertThrows(IOException.class, () -> recorder.command(() -> {
             recorder.record(List.of(PLACED));
             throw new IOException("checked: @Transactional commits");
         }));
-        assertEquals(List.of("persist", "flush"), entityManagerCalls);
+        assertEquals(List.of("1 OrderPlaced PENDING PUBLISH"), rows());
     }
 
     @Test

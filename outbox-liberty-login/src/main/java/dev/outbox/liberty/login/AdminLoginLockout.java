@@ -24,7 +24,7 @@ import java.util.logging.Logger;
  * {@code maxFailures} wrong passwords in one {@code lockout} period for the rest of that period, right password or
  * not, with 401 and {@code Retry-After}, without asking the registry. A right password goes back to Liberty as the
  * user's name, and Liberty takes the groups from the registry as for any login; the roles apply as before.
- * Requests without Basic credentials are Liberty's own business. Like Elytron's lock on WildFly, it covers every
+ * Requests without a Basic header are Liberty's own business; a Basic header this interceptor cannot read is refused. Like Elytron's lock on WildFly, it covers every
  * Basic login to the server, not only the admin API's.
  *
  * <p>A bad setting does not open the door: every Basic login is refused with 503 and the log names the variable.
@@ -57,10 +57,13 @@ public final class AdminLoginLockout implements TrustAssociationInterceptor {
         return 0;
     }
 
-    /** Basic credentials that name a user: a header that does not is Liberty's to refuse, as before. */
+    /**
+     * Every HTTP Basic header, well-formed or not. A malformed one is refused here: handed to Liberty it would be
+     * read by Liberty's lenient Base64 decoder (non-alphabet characters, inner padding) and checked uncounted.
+     */
     @Override
     public boolean isTargetInterceptor(HttpServletRequest request) {
-        return BasicCredentials.parse(request.getHeader("Authorization")).isPresent();
+        return BasicCredentials.isBasic(request.getHeader("Authorization"));
     }
 
     @Override

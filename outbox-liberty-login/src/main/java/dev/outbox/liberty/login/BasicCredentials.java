@@ -12,18 +12,27 @@ record BasicCredentials(String user, String password) {
         return "BasicCredentials[user=" + user + "]"; // R6.3: never a secret in a log line
     }
 
+    /**
+     * Whether the header's scheme is Basic, whatever its case and whatever follows: every such header is the
+     * interceptor's, well-formed or not, since Liberty's own decoder reads malformed Base64 that Java's refuses.
+     */
     static boolean isBasic(String header) {
-        return header != null && header.regionMatches(true, 0, "Basic ", 0, 6);
+        if (header == null) {
+            return false;
+        }
+        String stripped = header.strip();
+        return stripped.regionMatches(true, 0, "Basic", 0, 5)
+                && (stripped.length() == 5 || Character.isWhitespace(stripped.charAt(5)));
     }
 
-    /** Empty when the header is not Basic, not Base64 or has no colon: the server's own login then refuses it. */
+    /** Empty when the header is not Basic, not strict Base64 or has no colon: the interceptor then refuses it. */
     static Optional<BasicCredentials> parse(String header) {
         if (!isBasic(header)) {
             return Optional.empty();
         }
         String decoded;
         try {
-            decoded = new String(Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
+            decoded = new String(Base64.getDecoder().decode(header.strip().substring(5).strip()), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }

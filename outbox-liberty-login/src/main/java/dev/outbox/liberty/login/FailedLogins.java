@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
@@ -17,12 +16,15 @@ import java.util.regex.Pattern;
  * says the password was right: parallel guesses cannot slip past the limit while the registry is still checking
  * the first ones. A right password takes back its own attempt only, never earlier wrong ones, so a colleague
  * using the same name does not give a guesser fresh tries. Time is the JVM's monotonic clock: a wall clock set
- * back or forward neither lifts nor stretches a lock. At most {@code capacity} names are kept; when full, the
- * least recently used name that is not locked is forgotten first (a locked one only when every name is locked).
+ * back or forward neither lifts nor stretches a lock. At most {@code capacity} names are kept. When full, only a
+ * name that carries nothing is forgotten (no wrong password in the current period, no lock in force), the least
+ * recently used first; when every name carries something, a new name is refused until one does, rather than let a
+ * guesser push a name with wrong passwords (or a lock) out of the table with invented ones and start it afresh.
  */
 final class FailedLogins {
 
     private static final Pattern SPACES = Pattern.compile("\\s+");
+    private static final Pattern FORMAT_CHARACTERS = Pattern.compile("\\p{Cf}");
 
     private final LockoutPolicy policy;
     private final LongSupplier nanoClock;
@@ -41,8 +43,11 @@ final class FailedLogins {
     sealed interface Admission permits Locked, Attempt {
     }
 
-    /** The name is refused for {@code left} more, whatever password it sent. */
-    record Locked(Duration left) implements Admission {
+    /**
+     * The name is refused for {@code left} more, whatever password it sent: it is locked, or it is new and the
+     * table is full of names under a count or a lock ({@code tableFull}).
+     */
+    record Locked(Duration left, boolean tableFull) implements Admission {
     }
 
     /** One login attempt under way; {@code locks} when it is the one that locked its name, should it be wrong. */
@@ -61,12 +66,14 @@ final class FailedLogins {
         String key = key(user);
         Attempts attempts = byName.get(key);
         if (attempts == null) {
+            if (byName.size() >= capacity && !forgetOneIdle(now)) {
+                return new Locked(untilOneIsIdle(now), true);
+            }
             attempts = new Attempts();
             byName.put(key, attempts);
-            forgetBeyondCapacity(key);
         }
         if (attempts.locked && attempts.lockedUntil - now > 0) {
-            return new Locked(Duration.ofNanos(attempts.lockedUntil - now));
+            return new Locked(Duration.ofNanos(attempts.lockedUntil - now), false);
         }
         if (attempts.locked || attempts.counted == 0 || now - attempts.periodStart > policy.lockout().toNanos()) {
             // a lifted lock, or wrong passwords older than one period: a typo a month ago does not count
@@ -106,27 +113,42 @@ final class FailedLogins {
         return byName.size();
     }
 
-    /** Never the name just added: a name that is not tracked could be guessed without limit. */
-    private void forgetBeyondCapacity(String added) {
-        if (byName.size() <= capacity) {
-            return;
-        }
-        for (Iterator<Map.Entry<String, Attempts>> eldestFirst = byName.entrySet().iterator(); eldestFirst.hasNext(); ) {
-            Map.Entry<String, Attempts> entry = eldestFirst.next();
-            if (!entry.getValue().locked && !entry.getKey().equals(added)) {
+    /** Forgets the least recently used name that carries nothing; false when every name carries something. */
+    private boolean forgetOneIdle(long now) {
+        for (Iterator<Attempts> eldestFirst = byName.values().iterator(); eldestFirst.hasNext(); ) {
+            if (idleFor(eldestFirst.next(), now) == 0) {
                 eldestFirst.remove();
-                return;
+                return true;
             }
         }
-        byName.remove(byName.keySet().iterator().next()); // every other name is locked: the eldest lock goes
+        return false;
+    }
+
+    /** How long until the first name carries nothing any more (its period or its lock ends). */
+    private Duration untilOneIsIdle(long now) {
+        long soonest = Long.MAX_VALUE;
+        for (Attempts attempts : byName.values()) {
+            soonest = Math.min(soonest, idleFor(attempts, now));
+        }
+        return Duration.ofNanos(Math.max(1, soonest));
+    }
+
+    /** Nanoseconds until the name carries nothing: no lock in force and no wrong password in the current period. */
+    private long idleFor(Attempts attempts, long now) {
+        long lockLeft = attempts.locked ? attempts.lockedUntil - now : 0;
+        long periodLeft = attempts.counted == 0 ? 0 : attempts.periodStart + policy.lockout().toNanos() - now;
+        return Math.max(0, Math.max(lockLeft, periodLeft));
     }
 
     /**
      * One key per account as a directory would match it: LDAP compares names without regard to case, compatibility
-     * forms or surrounding and repeated spaces, so " Lead" must not get fresh tries.
+     * forms, invisible format characters or surrounding and repeated spaces, so " Lead" must not get fresh tries.
      */
     static String key(String user) {
-        return SPACES.matcher(Normalizer.normalize(user, Normalizer.Form.NFKC).strip()).replaceAll(" ")
-                .toLowerCase(Locale.ROOT);
+        String compatible = Normalizer.normalize(user, Normalizer.Form.NFKC);
+        // invisible format characters (soft hyphen, zero-width space and joiners) are dropped, as LDAP's string
+        // preparation maps them to nothing (RFC 4518); upper then lower case folds "ß" and "SS" together
+        String visible = FORMAT_CHARACTERS.matcher(compatible).replaceAll("");
+        return SPACES.matcher(visible.strip()).replaceAll(" ").toUpperCase(Locale.ROOT).toLowerCase(Locale.ROOT);
     }
 }

@@ -25,7 +25,9 @@ class BasicCredentialsTest {
         assertEquals(Optional.empty(), BasicCredentials.parse("Basic !!!"));
         assertEquals(Optional.empty(), BasicCredentials.parse(basic("no-colon")));
         assertEquals(Optional.empty(), BasicCredentials.parse(basic(":no-user")));
-        assertFalse(BasicCredentials.isBasic("Basic"));
+        assertTrue(BasicCredentials.isBasic("Basic"), "a Basic header without credentials is still Basic (refused)");
+        assertTrue(BasicCredentials.isBasic("basic\tabc"));
+        assertFalse(BasicCredentials.isBasic("Basically abc"));
     }
 
     @Test

@@ -29,9 +29,9 @@ class FailedLoginsTest {
         assertFalse(wrong("lead"));
         assertEquals(Optional.empty(), logins.lockedFor("lead"), "two wrong passwords of three allowed lock nothing");
         assertTrue(wrong("lead"), "the third wrong password locks the name");
-        assertEquals(new Locked(Duration.ofMinutes(5)), logins.begin("lead"), "refused, right password or not");
+        assertEquals(new Locked(Duration.ofMinutes(5), false), logins.begin("lead"), "refused, right password or not");
         now.addAndGet(Duration.ofMinutes(4).toNanos());
-        assertEquals(new Locked(Duration.ofMinutes(1)), logins.begin("lead"), "still locked a minute before the end");
+        assertEquals(new Locked(Duration.ofMinutes(1), false), logins.begin("lead"), "still locked a minute before the end");
         now.addAndGet(Duration.ofMinutes(1).toNanos());
         assertFalse(wrong("lead"), "the lock lifts by itself and the name starts afresh");
     }
@@ -68,6 +68,8 @@ class FailedLoginsTest {
         wrong(" LEAD ");
         assertTrue(wrong("\uff4c\uff45\uff41\uff44"), "full-width letters are the same name to a directory (NFKC)");
         assertTrue(logins.lockedFor("lead").isPresent());
+        assertEquals(FailedLogins.key("lead"), FailedLogins.key("le\u00ADad\u200B"), "invisible format characters");
+        assertEquals(FailedLogins.key("strasse"), FailedLogins.key("STRA\u00DFE"), "sharp s folds to ss");
     }
 
     @Test
@@ -94,19 +96,42 @@ class FailedLoginsTest {
             wrong("lead");
         }
         for (int i = 0; i < 1_000; i++) {
-            wrong("nobody-" + i);
+            logins.begin("nobody-" + i);
         }
         assertEquals(100, logins.tracked(), "no more names than the capacity are kept");
         assertTrue(logins.lockedFor("lead").isPresent(), "names that are not locked are forgotten first");
     }
 
     @Test
-    void whenEveryNameIsLockedANewNameIsStillCounted() {
-        FailedLogins small = new FailedLogins(new LockoutPolicy(1, Duration.ofMinutes(5)), now::get, 2);
-        small.begin("a");
-        small.begin("b");
-        assertTrue(((Attempt) small.begin("c")).locks(), "the new name is tracked, the eldest lock goes");
-        assertInstanceOf(Locked.class, small.begin("c"));
+    void inventedNamesCannotPushANameWithWrongPasswordsOutOfTheTable() {
+        wrong("lead");
+        wrong("lead");
+        for (int i = 0; i < 1_000; i++) {
+            logins.begin("nobody-" + i);
+        }
+        assertTrue(wrong("lead"), "lead's two wrong passwords still count: the third locks it");
+    }
+
+    @Test
+    void whenEveryNameCarriesWrongPasswordsANewNameIsRefusedUntilOneExpires() {
+        FailedLogins small = new FailedLogins(new LockoutPolicy(3, Duration.ofMinutes(5)), now::get, 2);
+        assertInstanceOf(Attempt.class, small.begin("a"));
+        now.addAndGet(Duration.ofMinutes(1).toNanos());
+        assertInstanceOf(Attempt.class, small.begin("b"));
+        Locked refused = assertInstanceOf(Locked.class, small.begin("c"), "no room without forgetting a count");
+        assertTrue(refused.tableFull());
+        assertEquals(Duration.ofMinutes(4), refused.left(), "until a's period ends");
+        now.addAndGet(Duration.ofMinutes(4).toNanos() + 1);
+        assertInstanceOf(Attempt.class, small.begin("c"), "a's wrong password has expired: a is forgotten, c counted");
         assertEquals(2, small.tracked());
+    }
+
+    @Test
+    void aLockThatHasRunOutIsForgottenWhenRoomIsNeeded() {
+        FailedLogins small = new FailedLogins(new LockoutPolicy(1, Duration.ofMinutes(5)), now::get, 1);
+        assertTrue(((Attempt) small.begin("a")).locks());
+        assertInstanceOf(Locked.class, small.begin("b"), "a's lock is in force: it stays");
+        now.addAndGet(Duration.ofMinutes(5).toNanos() + 1);
+        assertInstanceOf(Attempt.class, small.begin("b"), "a's lock ran out: it no longer holds its place");
     }
 }
