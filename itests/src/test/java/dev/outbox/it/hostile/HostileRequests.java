@@ -322,7 +322,9 @@ final class HostileRequests {
         return pick("parked", "parked?limit=" + pick("-1", "0", "abc", "99999999999", "1e3", ""),
                 "events/" + id, "parked/" + id, "parked/" + id + "/resume", "replays", "replays/" + id,
                 "replays/" + id + "/approve", "replays/" + id + "/reject",
-                "audit?eventId=" + pick(id, "", "not-a-uuid") + "&limit=" + pick("5", "-5", "x", "2147483648"));
+                "audit?eventId=" + pick(id, "", "not-a-uuid") + "&limit=" + pick("5", "-5", "x", "2147483648"),
+                "audit?actor=" + pick("lead", "", "%00", "%E2%80%AE" + id, "a".repeat(5_000)), "backlog", "me",
+                "replays?limit=" + pick("-1", "0", "abc", "99999999999", ""));
     }
 
     private Attack adminWithoutTheRightCredentials() {
@@ -378,9 +380,11 @@ final class HostileRequests {
                 "", "[]", "{", "null");
         String path = pick("events/" + id, "parked/" + id, "parked/" + id + "/resume", "replays", "replays", "replays/" + id,
                 "replays/" + id + "/approve", "replays/" + id + "/reject", "audit?eventId=" + id,
-                "parked?limit=" + pick("-1", "abc", "1000000"));
+                "parked?limit=" + pick("-1", "abc", "1000000"), "audit?actor=" + pick("%FF", "x&actor=y", "%00")
+                        + "&eventId=" + pick(id, "%00"), "backlog", "me", "replays?limit=" + pick("-1", "abc", "1000000"));
         String method = path.startsWith("parked/") && !path.endsWith("/resume") ? pick("PUT", "GET", "DELETE")
-                : path.startsWith("events/") || path.startsWith("audit") || path.startsWith("parked?") ? pick("GET", "POST")
+                : path.startsWith("events/") || path.startsWith("audit") || path.startsWith("parked?")
+                        || path.equals("backlog") || path.equals("me") || path.startsWith("replays?") ? pick("GET", "POST")
                 : pick("POST", "GET");
         return new Attack("admin garbage", method, path, headers,
                 method.equals("GET") || method.equals("DELETE") ? null : body.getBytes(StandardCharsets.UTF_8),

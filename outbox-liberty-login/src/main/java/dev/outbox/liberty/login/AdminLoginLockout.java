@@ -39,6 +39,9 @@ public final class AdminLoginLockout implements TrustAssociationInterceptor {
 
     private volatile FailedLogins failedLogins;
     private volatile String misconfiguration;
+    private static final long REPORT_EVERY_NANOS = 60_000_000_000L;
+    private volatile long reportedForgotten;
+    private volatile long reportedAt = System.nanoTime() - REPORT_EVERY_NANOS - 1;
 
     @Override
     public int initialize(Properties properties) {
@@ -99,6 +102,7 @@ public final class AdminLoginLockout implements TrustAssociationInterceptor {
         }
         String user = credentials.get().user();
         FailedLogins.Admission admission = failedLogins.begin(user);
+        reportForgottenCounts(request);
         if (admission instanceof Locked locked) {
             // the password is not even checked: a locked name gives a guesser no answer
             response.setHeader("Retry-After", Long.toString(Math.max(1, (locked.left().toMillis() + 999) / 1000)));
@@ -121,6 +125,19 @@ public final class AdminLoginLockout implements TrustAssociationInterceptor {
             failedLogins.right(attempt);
             LOG.warning("outbox admin login: the user registry could not check a password: " + e.getClass().getName());
             return new Verdict(HttpServletResponse.SC_SERVICE_UNAVAILABLE, null);
+        }
+    }
+
+    /** At most once a minute: names forgotten with wrong passwords on them mean guessing across many names. */
+    private void reportForgottenCounts(HttpServletRequest request) {
+        long forgot = failedLogins.forgot();
+        long now = System.nanoTime();
+        if (forgot > reportedForgotten && now - reportedAt > REPORT_EVERY_NANOS) {
+            reportedForgotten = forgot;
+            reportedAt = now;
+            LOG.warning(() -> "outbox admin login: the table of " + TRACKED_NAMES + " user names is full; " + forgot
+                    + " names were forgotten with wrong passwords counted (guessing across invented names?),"
+                    + " last request from " + request.getRemoteAddr());
         }
     }
 

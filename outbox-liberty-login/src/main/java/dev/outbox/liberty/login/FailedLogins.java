@@ -16,10 +16,12 @@ import java.util.regex.Pattern;
  * says the password was right: parallel guesses cannot slip past the limit while the registry is still checking
  * the first ones. A right password takes back its own attempt only, never earlier wrong ones, so a colleague
  * using the same name does not give a guesser fresh tries. Time is the JVM's monotonic clock: a wall clock set
- * back or forward neither lifts nor stretches a lock. At most {@code capacity} names are kept. When full, only a
- * name that carries nothing is forgotten (no wrong password in the current period, no lock in force), the least
- * recently used first; when every name carries something, a new name is refused until one does, rather than let a
- * guesser push a name with wrong passwords (or a lock) out of the table with invented ones and start it afresh.
+ * back or forward neither lifts nor stretches a lock. At most {@code capacity} names are kept. When full, a name
+ * that carries nothing (no wrong password in its current period, no lock in force) is forgotten first, the least
+ * recently used of them; then the least recently used name that is not locked, and a locked one only when every
+ * name is locked. A guesser who sends {@code capacity} invented names between two guesses at one name can thus
+ * push its count out: thousands of requests per extra guess, which {@link #forgot} reports so it can be logged.
+ * Refusing new names instead would let the same flood lock every user who is not in the table out of the server.
  */
 final class FailedLogins {
 
@@ -30,6 +32,7 @@ final class FailedLogins {
     private final LongSupplier nanoClock;
     private final int capacity;
     private final LinkedHashMap<String, Attempts> byName = new LinkedHashMap<>(64, 0.75f, true);
+    private long forgotWhileCounted;
 
     /** Attempts counted in the current period, and until when the name is refused. */
     private static final class Attempts {
@@ -44,10 +47,9 @@ final class FailedLogins {
     }
 
     /**
-     * The name is refused for {@code left} more, whatever password it sent: it is locked, or it is new and the
-     * table is full of names under a count or a lock ({@code tableFull}).
+     * The name is refused for {@code left} more, whatever password it sent.
      */
-    record Locked(Duration left, boolean tableFull) implements Admission {
+    record Locked(Duration left) implements Admission {
     }
 
     /** One login attempt under way; {@code locks} when it is the one that locked its name, should it be wrong. */
@@ -66,14 +68,14 @@ final class FailedLogins {
         String key = key(user);
         Attempts attempts = byName.get(key);
         if (attempts == null) {
-            if (byName.size() >= capacity && !forgetOneIdle(now)) {
-                return new Locked(untilOneIsIdle(now), true);
+            if (byName.size() >= capacity) {
+                forgetOne(now);
             }
             attempts = new Attempts();
             byName.put(key, attempts);
         }
         if (attempts.locked && attempts.lockedUntil - now > 0) {
-            return new Locked(Duration.ofNanos(attempts.lockedUntil - now), false);
+            return new Locked(Duration.ofNanos(attempts.lockedUntil - now));
         }
         if (attempts.locked || attempts.counted == 0 || now - attempts.periodStart > policy.lockout().toNanos()) {
             // a lifted lock, or wrong passwords older than one period: a typo a month ago does not count
@@ -113,24 +115,31 @@ final class FailedLogins {
         return byName.size();
     }
 
-    /** Forgets the least recently used name that carries nothing; false when every name carries something. */
-    private boolean forgetOneIdle(long now) {
-        for (Iterator<Attempts> eldestFirst = byName.values().iterator(); eldestFirst.hasNext(); ) {
-            if (idleFor(eldestFirst.next(), now) == 0) {
-                eldestFirst.remove();
-                return true;
-            }
-        }
-        return false;
+    /** Names forgotten while they still carried wrong passwords or a lock: a sign of guessing across names. */
+    synchronized long forgot() {
+        return forgotWhileCounted;
     }
 
-    /** How long until the first name carries nothing any more (its period or its lock ends). */
-    private Duration untilOneIsIdle(long now) {
-        long soonest = Long.MAX_VALUE;
-        for (Attempts attempts : byName.values()) {
-            soonest = Math.min(soonest, idleFor(attempts, now));
+    /** Makes room: a name that carries nothing, else the eldest unlocked one, else the eldest lock. */
+    private void forgetOne(long now) {
+        Iterator<Attempts> eldestFirst = byName.values().iterator();
+        while (eldestFirst.hasNext()) {
+            if (idleFor(eldestFirst.next(), now) == 0) {
+                eldestFirst.remove();
+                return;
+            }
         }
-        return Duration.ofNanos(Math.max(1, soonest));
+        Iterator<Attempts> unlocked = byName.values().iterator();
+        while (unlocked.hasNext()) {
+            Attempts attempts = unlocked.next();
+            if (!(attempts.locked && attempts.lockedUntil - now > 0)) {
+                unlocked.remove();
+                forgotWhileCounted++;
+                return;
+            }
+        }
+        byName.remove(byName.keySet().iterator().next());
+        forgotWhileCounted++;
     }
 
     /** Nanoseconds until the name carries nothing: no lock in force and no wrong password in the current period. */

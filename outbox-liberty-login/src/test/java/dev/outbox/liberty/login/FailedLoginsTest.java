@@ -29,9 +29,9 @@ class FailedLoginsTest {
         assertFalse(wrong("lead"));
         assertEquals(Optional.empty(), logins.lockedFor("lead"), "two wrong passwords of three allowed lock nothing");
         assertTrue(wrong("lead"), "the third wrong password locks the name");
-        assertEquals(new Locked(Duration.ofMinutes(5), false), logins.begin("lead"), "refused, right password or not");
+        assertEquals(new Locked(Duration.ofMinutes(5)), logins.begin("lead"), "refused, right password or not");
         now.addAndGet(Duration.ofMinutes(4).toNanos());
-        assertEquals(new Locked(Duration.ofMinutes(1), false), logins.begin("lead"), "still locked a minute before the end");
+        assertEquals(new Locked(Duration.ofMinutes(1)), logins.begin("lead"), "still locked a minute before the end");
         now.addAndGet(Duration.ofMinutes(1).toNanos());
         assertFalse(wrong("lead"), "the lock lifts by itself and the name starts afresh");
     }
@@ -103,35 +103,47 @@ class FailedLoginsTest {
     }
 
     @Test
-    void inventedNamesCannotPushANameWithWrongPasswordsOutOfTheTable() {
+    void namesThatCarryNothingAreForgottenBeforeANameWithWrongPasswords() {
         wrong("lead");
         wrong("lead");
         for (int i = 0; i < 1_000; i++) {
-            logins.begin("nobody-" + i);
+            Attempt idle = (Attempt) logins.begin("colleague-" + i);
+            logins.right(idle); // logged in: carries nothing
         }
         assertTrue(wrong("lead"), "lead's two wrong passwords still count: the third locks it");
+        assertEquals(0, logins.forgot(), "only names without a count were forgotten");
     }
 
     @Test
-    void whenEveryNameCarriesWrongPasswordsANewNameIsRefusedUntilOneExpires() {
-        FailedLogins small = new FailedLogins(new LockoutPolicy(3, Duration.ofMinutes(5)), now::get, 2);
-        assertInstanceOf(Attempt.class, small.begin("a"));
-        now.addAndGet(Duration.ofMinutes(1).toNanos());
-        assertInstanceOf(Attempt.class, small.begin("b"));
-        Locked refused = assertInstanceOf(Locked.class, small.begin("c"), "no room without forgetting a count");
-        assertTrue(refused.tableFull());
-        assertEquals(Duration.ofMinutes(4), refused.left(), "until a's period ends");
-        now.addAndGet(Duration.ofMinutes(4).toNanos() + 1);
-        assertInstanceOf(Attempt.class, small.begin("c"), "a's wrong password has expired: a is forgotten, c counted");
+    void pushingACountedNameOutTakesAWholeTableOfInventedNamesAndIsReported() {
+        wrong("lead");
+        wrong("lead");
+        for (int i = 0; i < 99; i++) {
+            logins.begin("nobody-" + i);
+        }
+        assertTrue(logins.tracked() == 100 && logins.forgot() == 0, "99 invented names fit beside lead");
+        logins.begin("nobody-99");
+        assertFalse(wrong("lead"), "the 100th invented name pushed lead out: its count starts afresh");
+        assertTrue(logins.forgot() >= 2, "and forgetting counted names is reported: " + logins.forgot());
+    }
+
+    @Test
+    void whenEveryNameIsLockedANewNameIsStillCounted() {
+        FailedLogins small = new FailedLogins(new LockoutPolicy(1, Duration.ofMinutes(5)), now::get, 2);
+        small.begin("a");
+        small.begin("b");
+        assertTrue(((Attempt) small.begin("c")).locks(), "the new name is tracked, the eldest lock goes");
+        assertInstanceOf(Locked.class, small.begin("c"));
         assertEquals(2, small.tracked());
     }
 
     @Test
-    void aLockThatHasRunOutIsForgottenWhenRoomIsNeeded() {
-        FailedLogins small = new FailedLogins(new LockoutPolicy(1, Duration.ofMinutes(5)), now::get, 1);
+    void aLockThatHasRunOutNoLongerHoldsItsPlace() {
+        FailedLogins small = new FailedLogins(new LockoutPolicy(1, Duration.ofMinutes(5)), now::get, 2);
         assertTrue(((Attempt) small.begin("a")).locks());
-        assertInstanceOf(Locked.class, small.begin("b"), "a's lock is in force: it stays");
         now.addAndGet(Duration.ofMinutes(5).toNanos() + 1);
-        assertInstanceOf(Attempt.class, small.begin("b"), "a's lock ran out: it no longer holds its place");
+        assertTrue(((Attempt) small.begin("b")).locks());
+        assertTrue(((Attempt) small.begin("c")).locks(), "room is made");
+        assertInstanceOf(Locked.class, small.begin("b"), "b's live lock stayed; a's, run out, was forgotten");
     }
 }
