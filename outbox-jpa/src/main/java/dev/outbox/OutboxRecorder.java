@@ -22,7 +22,7 @@ import java.util.List;
  * }</pre>
  *
  * <p>Inside an {@link Outboxed} command the rows are written when the outermost command returns; elsewhere
- * (a plain {@code @Transactional} method or an EJB) they are written at once. Either way the insert is flushed
+ * (a plain {@code @Transactional} method or an EJB) they are written at once. Either way the insert is executed
  * before control goes back to business code, so a failure surfaces as an exception there and the transaction
  * is marked rollback-only.
  */
