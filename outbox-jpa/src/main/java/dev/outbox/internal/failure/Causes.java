@@ -2,6 +2,8 @@ package dev.outbox.internal.failure;
 
 import java.sql.SQLException;
 import java.sql.SQLTransientException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 
 /** Reads a failure's cause chain: the one place that walks it, for the write side, the inbox and the transports. */
@@ -23,17 +25,26 @@ public final class Causes {
      * as one of its next exceptions (PostgreSQL's driver does), so those are read too.
      */
     public static boolean isUniqueViolation(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof SQLException sql) {
-                for (SQLException s = sql; s != null; s = s.getNextException() == s ? null : s.getNextException()) {
-                    if ("23505".equals(s.getSQLState())
-                            || ("23000".equals(s.getSQLState()) && s.getErrorCode() == MARIADB_DUPLICATE_KEY)) {
-                        return true;
-                    }
-                }
+        for (SQLException s : sqlExceptions(failure)) {
+            if ("23505".equals(s.getSQLState())
+                    || ("23000".equals(s.getSQLState()) && s.getErrorCode() == MARIADB_DUPLICATE_KEY)) {
+                return true;
             }
         }
         return false;
+    }
+
+    /** Every SQLException in the cause chain, each followed by its next exceptions (a failed batch's entries). */
+    private static List<SQLException> sqlExceptions(Throwable failure) {
+        List<SQLException> found = new ArrayList<>();
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql) {
+                for (SQLException s = sql; s != null; s = s.getNextException() == s ? null : s.getNextException()) {
+                    found.add(s);
+                }
+            }
+        }
+        return found;
     }
 
     private Causes() {
@@ -50,13 +61,9 @@ public final class Causes {
 
     /** The first SQLSTATE in the chain (each SQLException's next exceptions included), or null. */
     public static String sqlState(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException sql) {
-                for (SQLException s = sql; s != null; s = s.getNextException()) {
-                    if (s.getSQLState() != null) {
-                        return s.getSQLState();
-                    }
-                }
+        for (SQLException s : sqlExceptions(failure)) {
+            if (s.getSQLState() != null) {
+                return s.getSQLState();
             }
         }
         return null;

@@ -113,13 +113,15 @@ public interface Dialect {
                 insert.setString(8, reference == null ? null : reference.toString());
                 insert.setObject(9, row.createdAt());
                 insert.setString(10, row.publishMode());
-                if (rows.size() == 1) {
-                    insert.executeUpdate();
-                    return;
+                if (rows.size() > 1) {
+                    insert.addBatch();
                 }
-                insert.addBatch();
             }
-            insert.executeBatch();
+            if (rows.size() == 1) {
+                insert.executeUpdate();
+            } else {
+                insert.executeBatch();
+            }
         }
     }
 

@@ -24,8 +24,8 @@ import java.util.logging.Logger;
  * {@code maxFailures} wrong passwords in one {@code lockout} period for the rest of that period, right password or
  * not, with 401 and {@code Retry-After}, without asking the registry. A right password goes back to Liberty as the
  * user's name, and Liberty takes the groups from the registry as for any login; the roles apply as before.
- * Requests without a Basic header are Liberty's own business; a Basic header this interceptor cannot read is refused. Like Elytron's lock on WildFly, it covers every
- * Basic login to the server, not only the admin API's.
+ * Requests without a Basic header are Liberty's own business; a Basic header this interceptor cannot read is
+ * refused. Like Elytron's lock on WildFly, it covers every Basic login to the server, not only the admin API's.
  *
  * <p>A bad setting does not open the door: every Basic login is refused with 503 and the log names the variable.
  */
@@ -36,10 +36,10 @@ public final class AdminLoginLockout implements TrustAssociationInterceptor {
     /** Longer names are refused unchecked: no registry's user has one, and the table stays small (10,000 x 256). */
     static final int LONGEST_NAME = 256;
     private static final String CHALLENGE = "Basic realm=\"outbox\"";
+    private static final long REPORT_EVERY_NANOS = 60_000_000_000L;
 
     private volatile FailedLogins failedLogins;
     private volatile String misconfiguration;
-    private static final long REPORT_EVERY_NANOS = 60_000_000_000L;
     private volatile long reportedForgotten;
     private volatile long reportedAt = System.nanoTime() - REPORT_EVERY_NANOS - 1;
 

@@ -40,15 +40,18 @@ final class FailedLogins {
         long periodStart;
         boolean locked;
         long lockedUntil;
+
+        /** A lock in force at {@code now}, not one that has run out. */
+        boolean lockedAt(long now) {
+            return locked && lockedUntil - now > 0;
+        }
     }
 
     /** What {@link #begin} decides: the name is locked, or one attempt may go to the registry. */
     sealed interface Admission permits Locked, Attempt {
     }
 
-    /**
-     * The name is refused for {@code left} more, whatever password it sent.
-     */
+    /** The name is refused for {@code left} more, whatever password it sent. */
     record Locked(Duration left) implements Admission {
     }
 
@@ -74,7 +77,7 @@ final class FailedLogins {
             attempts = new Attempts();
             byName.put(key, attempts);
         }
-        if (attempts.locked && attempts.lockedUntil - now > 0) {
+        if (attempts.lockedAt(now)) {
             return new Locked(Duration.ofNanos(attempts.lockedUntil - now));
         }
         if (attempts.locked || attempts.counted == 0 || now - attempts.periodStart > policy.lockout().toNanos()) {
@@ -132,7 +135,7 @@ final class FailedLogins {
         Iterator<Attempts> unlocked = byName.values().iterator();
         while (unlocked.hasNext()) {
             Attempts attempts = unlocked.next();
-            if (!(attempts.locked && attempts.lockedUntil - now > 0)) {
+            if (!attempts.lockedAt(now)) {
                 unlocked.remove();
                 forgotWhileCounted++;
                 return;
