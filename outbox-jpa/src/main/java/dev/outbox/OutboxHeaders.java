@@ -17,6 +17,12 @@ public final class OutboxHeaders {
     public static final String ORDERING = "outboxOrdering";
     /** Set instead of a body when the event stores its body by reference (R3.5). */
     public static final String PAYLOAD_REFERENCE = "outboxPayloadReference";
+    /**
+     * The W3C trace context of the span that recorded the event (R6.7), under the names every tracer reads; absent
+     * when it was recorded outside a traced span.
+     */
+    public static final String TRACEPARENT = TraceContext.TRACEPARENT;
+    public static final String TRACESTATE = TraceContext.TRACESTATE;
 
     private OutboxHeaders() {
     }

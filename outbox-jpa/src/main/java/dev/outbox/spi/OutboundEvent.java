@@ -3,6 +3,7 @@ package dev.outbox.spi;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
 import dev.outbox.OutboxEvent;
+import dev.outbox.TraceContext;
 
 import java.time.OffsetDateTime;
 
@@ -17,13 +18,15 @@ import java.time.OffsetDateTime;
  * @param shadow       recorded while its event type was in shadow mode: the application's old path sends it, the
  *                     publisher only reports what it would send and never hands it to a transport (R8.3)
  * @param ordering     its event type's ordering policy, sent with the message so consumers know it (R4.6)
+ * @param trace        the trace context it was recorded in, sent as the {@code traceparent} and {@code tracestate}
+ *                     headers (R6.7); null when it was recorded outside a traced span
  */
 public record OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion,
-                            boolean shadow, Ordering ordering) {
+                            boolean shadow, Ordering ordering, TraceContext trace) {
 
-    /** An event the outbox publishes itself, of a strictly ordered type. */
+    /** An event the outbox publishes itself, of a strictly ordered type, recorded outside a traced span. */
     public OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion) {
-        this(id, event, createdAt, attempt, leaseVersion, false, Ordering.STRICT);
+        this(id, event, createdAt, attempt, leaseVersion, false, Ordering.STRICT, null);
     }
 
     /** How logs name this event: ids, versions and attempts, never the payload (R6.3). */

@@ -1,5 +1,6 @@
 package dev.outbox.internal.publish;
 
+import dev.outbox.internal.trace.Tracing;
 import dev.outbox.internal.config.Settings;
 import dev.outbox.OutboxEvent;
 import dev.outbox.internal.health.PublisherHeartbeat;
@@ -67,6 +68,9 @@ public class Publisher {
 
     @Inject
     ClaimStep claims;
+
+    @Inject
+    Tracing tracing;
 
     @Inject
     ConfirmStep confirms;
@@ -178,6 +182,16 @@ public class Publisher {
         return current.of(event.eventType()).stream().map(t -> t.destinationOf(event)).toList();
     }
 
+    /** R6.7: one span per batch send, linked to the spans that recorded its events. */
+    private List<SendResult> traced(List<OutboundEvent> batch, SendDeadline deadline) {
+        try (Tracing.Step span = tracing.sending(batch)) {
+            List<SendResult> results = routes.send(batch, deadline);
+            long delivered = results.stream().filter(SendResult.Delivered.class::isInstance).count();
+            span.outcome("delivered " + delivered + " of " + batch.size());
+            return results;
+        }
+    }
+
     /**
      * Sends the batch, except its shadow events (R8.3): the application's old path sends those, so each gets a
      * report of what would have been sent and counts as delivered by that path. Results in the batch's order.
@@ -185,9 +199,9 @@ public class Publisher {
     private List<SendResult> sendOrShadow(List<OutboundEvent> claimed, SendDeadline deadline) {
         List<OutboundEvent> real = claimed.stream().filter(e -> !e.shadow()).toList();
         if (real.size() == claimed.size()) {
-            return routes.send(claimed, deadline);
+            return traced(claimed, deadline);
         }
-        Iterator<SendResult> sent = (real.isEmpty() ? List.<SendResult>of() : routes.send(real, deadline)).iterator();
+        Iterator<SendResult> sent = (real.isEmpty() ? List.<SendResult>of() : traced(real, deadline)).iterator();
         List<SendResult> results = new ArrayList<>(claimed.size());
         for (OutboundEvent event : claimed) {
             if (event.shadow()) {

@@ -2,6 +2,7 @@ package dev.outbox.internal.inbox;
 
 import dev.outbox.Inbox;
 import dev.outbox.InboxedEvent;
+import dev.outbox.internal.trace.Tracing;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
@@ -25,6 +26,9 @@ public class InboxAttempt {
     @Inject
     InboxTransaction transaction;
 
+    @Inject
+    Tracing tracing;
+
     /** The consumer's business change; a checked exception rolls the transaction back and is rethrown as is. */
     @FunctionalInterface
     public interface Change {
@@ -38,6 +42,21 @@ public class InboxAttempt {
      * @throws Exception whatever the change threw, after the rollback
      */
     public Inbox.Receipt attempt(String consumer, InboxedEvent event, String brokerId, Change change)
+            throws Exception {
+        // R6.7: the consumer's span is the recording span's child, current while the mark and the change run.
+        try (Tracing.Step span = tracing.consuming(consumer, event)) {
+            try {
+                Inbox.Receipt receipt = attemptOnce(consumer, event, brokerId, change);
+                span.outcome(receipt.name());
+                return receipt;
+            } catch (Exception | Error e) {
+                span.failed(e);
+                throw e;
+            }
+        }
+    }
+
+    private Inbox.Receipt attemptOnce(String consumer, InboxedEvent event, String brokerId, Change change)
             throws Exception {
         Inbox.Receipt receipt;
         try {

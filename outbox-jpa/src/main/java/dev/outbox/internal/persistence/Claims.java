@@ -2,6 +2,7 @@ package dev.outbox.internal.persistence;
 
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.OutboxEvent;
+import dev.outbox.TraceContext;
 import dev.outbox.EventId;
 import java.net.URI;
 import java.util.UUID;
@@ -24,7 +25,7 @@ public final class Claims {
 
     /** The columns a claim returns, in {@link #readClaimed} order. */
     public static final String CLAIMED_COLUMNS = "event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
-            + " payload, payload_ref, created_at, attempts, lease_version, publish_mode";
+            + " payload, payload_ref, created_at, attempts, lease_version, publish_mode, trace_parent, trace_state";
 
     /** Takes a follower into the claim of its head: still pending and due, as the walk saw it. */
     public static final String TAKE_FOLLOWER = "UPDATE outbox_event SET claimed_by = ?, lease_version = lease_version + 1,"
@@ -178,7 +179,9 @@ public final class Claims {
                     rs.getString("payload"), reference == null ? null : URI.create(reference));
             claimed.add(new OutboundEvent(new EventId(rs.getObject("event_id", UUID.class)), event,
                     rs.getObject("created_at", OffsetDateTime.class), rs.getInt("attempts"), rs.getLong("lease_version"),
-                    "SHADOW".equals(rs.getString("publish_mode")), request.orderingOf(event.eventType())));
+                    "SHADOW".equals(rs.getString("publish_mode")), request.orderingOf(event.eventType()),
+                    // R6.7: a damaged context on a row (written by hand) is sent as none rather than failing the claim
+                    TraceContext.read(rs.getString("trace_parent"), rs.getString("trace_state")).orElse(null)));
         }
         // RETURNING and a CAS loop hand rows back in no defined order; the transports keep the batch's order, so
         // put one aggregate's versions in order here (R9.1), also for independent types that share a batch.

@@ -70,7 +70,8 @@ public interface Dialect {
             3, "SELECT publish_mode FROM outbox_event WHERE 1 = 0",
             5, "SELECT item_no FROM outbox_replay_event WHERE 1 = 0",
             7, "SELECT requester FROM outbox_replay_requester WHERE 1 = 0",
-            8, "SELECT parked_at FROM outbox_event WHERE 1 = 0")));
+            8, "SELECT parked_at FROM outbox_event WHERE 1 = 0",
+            9, "SELECT trace_state FROM outbox_event WHERE 1 = 0")));
 
     /** Reads what the latest schema script adds: fails where the schema is older ({@link #schemaScripts}). */
     String LATEST_SCHEMA_PROBE = SCHEMA_PROBES.lastEntry().getValue();
@@ -91,7 +92,8 @@ public interface Dialect {
                 folder + "V5__inbox_high_water_holds_and_replay_events.sql",
                 folder + "V6__due_on_the_database_clock.sql",
                 folder + "V7__replay_requesters.sql",
-                folder + "V8__parked_at_and_waiting_replays.sql");
+                folder + "V8__parked_at_and_waiting_replays.sql",
+                folder + "V9__trace_context.sql");
     }
 
     /**
@@ -113,6 +115,8 @@ public interface Dialect {
                 insert.setString(8, reference == null ? null : reference.toString());
                 insert.setObject(9, row.createdAt());
                 insert.setString(10, row.publishMode());
+                insert.setString(11, row.trace() == null ? null : row.trace().traceParent());
+                insert.setString(12, row.trace() == null ? null : row.trace().traceState());
                 if (rows.size() > 1) {
                     insert.addBatch();
                 }

@@ -13,8 +13,8 @@ public final class OutboxRows {
      * claim compares with (R4.3): a recording server whose clock runs ahead would otherwise hold its own events back.
      */
     public static final String RECORD = "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version,"
-            + " event_type, schema_version, payload, payload_ref, created_at, state, attempts, lease_version, publish_mode)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', 0, 0, ?)";
+            + " event_type, schema_version, payload, payload_ref, created_at, state, attempts, lease_version, publish_mode,"
+            + " trace_parent, trace_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', 0, 0, ?, ?, ?)";
 
     /** R4.2: confirm only while the claim is ours: same claimer, same lease version, still pending. */
     public static final String CLAIM_STILL_OURS = " WHERE event_id = ? AND claimed_by = ? AND lease_version = ? AND state = 'PENDING'";

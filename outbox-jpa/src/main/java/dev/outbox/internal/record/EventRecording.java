@@ -1,5 +1,7 @@
 package dev.outbox.internal.record;
 
+import dev.outbox.TraceContext;
+import dev.outbox.internal.trace.Tracing;
 import dev.outbox.internal.failure.Causes;
 import dev.outbox.DuplicateEventVersionException;
 import dev.outbox.EventId;
@@ -60,6 +62,9 @@ public class EventRecording {
     @Inject
     Event<OutboxCommitted> committed;
 
+    @Inject
+    Tracing tracing;
+
     /** See {@link dev.outbox.OutboxRecorder#record(List)}. */
     public List<EventId> record(List<OutboxEvent> events) {
         requireActiveTransaction();
@@ -70,13 +75,15 @@ public class EventRecording {
             throw e;
         }
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        // R6.7: the span recording the events becomes their consumers' parent; read once for the whole command.
+        TraceContext trace = tracing.current().orElse(null);
         List<PendingRow> rows = new ArrayList<>(events.size());
         List<EventId> ids = new ArrayList<>(events.size());
         for (OutboxEvent event : events) {
             EventId id = EventId.next();
             ids.add(id);
             // R8.3: the protocol is bound per event when it is recorded, so a switch-over never sends it twice.
-            rows.add(new PendingRow(id, event, now, !protocol.outboxPublishes(event.eventType())));
+            rows.add(new PendingRow(id, event, now, !protocol.outboxPublishes(event.eventType()), trace));
         }
         PendingEvents pending = pending();
         pending.recorded(ids);

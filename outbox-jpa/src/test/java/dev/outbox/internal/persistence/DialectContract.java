@@ -3,6 +3,7 @@ package dev.outbox.internal.persistence;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
 import dev.outbox.OutboxEvent;
+import dev.outbox.TraceContext;
 import dev.outbox.internal.failure.Causes;
 import dev.outbox.SideEffectLedger;
 import dev.outbox.internal.inbox.VersionCheck;
@@ -28,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -139,6 +141,23 @@ public abstract class DialectContract {
         assertEquals(URI.create("https://receipts.example/r/7"), claimed.get(1).event().payloadReference());
         assertEquals(List.of("PUBLISH", "PUBLISH", "2"), row("SELECT MIN(publish_mode), MAX(publish_mode), COUNT(*)"
                 + " FROM outbox_event"), "both bound to the outbox's own publishing (R8.3)");
+    }
+
+    @Test
+    void theTraceContextAnEventWasRecordedInComesBackWithItsClaimAndAnUntracedEventHasNone() throws SQLException {
+        // R6.7: the publisher sends what the recorder stored, byte for byte; tracestate keeps its members' order.
+        TraceContext recordedIn = new TraceContext("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                "vendor2=x,vendor1=opaque-value");
+        EventId traced = EventId.next();
+        EventId untraced = EventId.next();
+        dialect().record(connection, List.of(
+                new PendingRow(traced, OutboxEvent.of("Order", "o-trace", 1, "OrderPlaced", "{}"), now, false,
+                        recordedIn),
+                new PendingRow(untraced, OutboxEvent.of("Order", "o-trace", 2, "OrderPaid", "{}"), now, false)));
+        List<OutboundEvent> claimed = claim("p1", 10, Set.of());
+        assertEquals(List.of(traced, untraced), claimed.stream().map(OutboundEvent::id).toList());
+        assertEquals(recordedIn, claimed.get(0).trace(), "the recorded context, as recorded");
+        assertNull(claimed.get(1).trace(), "an event recorded outside a span carries no context");
     }
 
     @Test

@@ -1,5 +1,12 @@
 package dev.outbox.internal.record;
 
+import dev.outbox.internal.trace.OpenTelemetryTracing;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.context.Scope;
 import dev.outbox.*;
 
 import dev.outbox.internal.record.OutboxCommitted;
@@ -85,6 +92,7 @@ class EventRecordingTest {
                     return null;
                 });
         recorder.committed = event;
+        recorder.tracing = new OpenTelemetryTracing(OpenTelemetry.noop().getTracer("test"));
     }
 
     @AfterEach
@@ -120,6 +128,26 @@ class EventRecordingTest {
         assertEquals(2, ids.size());
         assertEquals(List.of("1 OrderPlaced PENDING PUBLISH", "2 OrderPaid PENDING PUBLISH"), rows());
         assertFalse(transaction.rollbackOnly);
+    }
+
+    @Test
+    void eventsRecordedInsideATracedSpanKeepItsContextAndOthersKeepNone() throws SQLException {
+        // R6.7: the recording span becomes the consumers' parent; outside a span nothing is stored, so nothing is sent.
+        String traceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        try (Scope ignored = Span.wrap(SpanContext.create("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7",
+                TraceFlags.getSampled(), TraceState.getDefault())).makeCurrent()) {
+            recorder.record(List.of(PLACED, PAID));
+        }
+        recorder.record(List.of(OutboxEvent.of("Order", "o-1", 3, "OrderShipped", "{}")));
+        List<String> traces = new ArrayList<>();
+        try (Statement select = database.createStatement();
+             ResultSet rs = select.executeQuery("SELECT trace_parent, trace_state FROM outbox_event"
+                     + " ORDER BY aggregate_version")) {
+            while (rs.next()) {
+                traces.add(rs.getString(1) + " " + rs.getString(2));
+            }
+        }
+        assertEquals(List.of(traceParent + " null", traceParent + " null", "null null"), traces);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.outbox.internal.inbox.jms;
 import dev.outbox.jms.InboxConsumer;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
+import dev.outbox.TraceContext;
 import dev.outbox.Inbox;
 import dev.outbox.internal.config.Settings;
 import dev.outbox.InboxedEvent;
@@ -80,7 +81,9 @@ public class InboxInterceptor {
         InboxedEvent event = new InboxedEvent(eventId, message.getStringProperty(OutboxHeaders.EVENT_TYPE),
                 message.getStringProperty(OutboxHeaders.AGGREGATE_TYPE),
                 message.getStringProperty(OutboxHeaders.AGGREGATE_ID), version, null,
-                Ordering.ofHeader(message.getStringProperty(OutboxHeaders.ORDERING)), null);
+                Ordering.ofHeader(message.getStringProperty(OutboxHeaders.ORDERING)), null,
+                TraceContext.read(message.getStringProperty(OutboxHeaders.TRACEPARENT),
+                        message.getStringProperty(OutboxHeaders.TRACESTATE)).orElse(null));
         // R5.3, R5.5 without XA: the mark and the change commit in one local transaction of their own (whatever
         // the MDB's transaction attribute), and the broker gets its acknowledgement only after that commit. A crash
         // in between redelivers a duplicate that the inbox absorbs; nothing is left in doubt between two

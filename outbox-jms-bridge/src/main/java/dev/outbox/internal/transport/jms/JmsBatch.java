@@ -95,6 +95,13 @@ class JmsBatch {
             if (event.payloadReference() != null) {
                 message.setStringProperty(OutboxHeaders.PAYLOAD_REFERENCE, event.payloadReference().toString());
             }
+            // R6.7: the recording span's context, as W3C names it; an event recorded untraced carries none.
+            if (outbound.trace() != null) {
+                message.setStringProperty(OutboxHeaders.TRACEPARENT, outbound.trace().traceParent());
+                if (outbound.trace().traceState() != null) {
+                    message.setStringProperty(OutboxHeaders.TRACESTATE, outbound.trace().traceState());
+                }
+            }
             producer.send(destination, message);
             return new SendResult.Delivered(message.getJMSMessageID(), null, null);
         } catch (MessageFormatRuntimeException e) {

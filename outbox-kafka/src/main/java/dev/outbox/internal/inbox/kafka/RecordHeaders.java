@@ -3,6 +3,7 @@ package dev.outbox.internal.inbox.kafka;
 import dev.outbox.InboxedEvent;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
+import dev.outbox.TraceContext;
 import dev.outbox.OutboxHeaders;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -52,7 +53,8 @@ public final class RecordHeaders {
         Long schema = number(text(OutboxHeaders.SCHEMA_VERSION));
         return Optional.of(new InboxedEvent(eventId, text(OutboxHeaders.EVENT_TYPE), text(OutboxHeaders.AGGREGATE_TYPE),
                 text(OutboxHeaders.AGGREGATE_ID), number(text(OutboxHeaders.AGGREGATE_VERSION)),
-                schema == null ? null : schema.intValue(), Ordering.ofHeader(text(OutboxHeaders.ORDERING)), payload));
+                schema == null ? null : schema.intValue(), Ordering.ofHeader(text(OutboxHeaders.ORDERING)), payload,
+                TraceContext.read(text(OutboxHeaders.TRACEPARENT), text(OutboxHeaders.TRACESTATE)).orElse(null)));
     }
 
     private static Long number(String text) {

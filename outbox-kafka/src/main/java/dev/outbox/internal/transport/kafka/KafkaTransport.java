@@ -194,6 +194,13 @@ public class KafkaTransport implements Transport {
         if (event.payloadReference() != null) {
             header(headers, OutboxHeaders.PAYLOAD_REFERENCE, event.payloadReference().toString());
         }
+        // R6.7: the recording span's context, as W3C names it; an event recorded untraced carries none.
+        if (outbound.trace() != null) {
+            header(headers, OutboxHeaders.TRACEPARENT, outbound.trace().traceParent());
+            if (outbound.trace().traceState() != null) {
+                header(headers, OutboxHeaders.TRACESTATE, outbound.trace().traceState());
+            }
+        }
         return record;
     }
 

@@ -1,0 +1,9 @@
+-- Outbox schema, version 9.
+-- The W3C trace context of the span that recorded the event (R6.7): the publisher sends it as the message's
+-- traceparent and tracestate headers, so the consumer's span continues the recording request's trace. Null on
+-- events recorded outside a traced span, with tracing off, or by a release older than V9 (a rolling upgrade runs
+-- both). Ids and vendor state only, never a payload field. Nullable columns without a default: PostgreSQL adds them
+-- without rewriting the table, under a brief exclusive lock.
+ALTER TABLE outbox_event ADD COLUMN IF NOT EXISTS trace_parent VARCHAR(55);
+-- Last in this script, as the start-up reads this column to tell whether the schema is complete.
+ALTER TABLE outbox_event ADD COLUMN IF NOT EXISTS trace_state VARCHAR(512);
