@@ -4,6 +4,8 @@ import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.OutboxDatabase.StoredEvent;
+import dev.outbox.it.support.TracedOrders;
+import dev.outbox.it.support.TracedOrders.TracedOrder;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
@@ -15,7 +17,9 @@ import java.util.UUID;
 
 import static dev.outbox.it.support.Eventually.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What every server must do with the example EAR, end to end through its JMS engine: the leased publisher
@@ -43,6 +47,38 @@ public abstract class DeliveryContract {
 
     protected long shipmentsOf(String orderId) {
         return db.countWhere("shipment", "order_id", orderId);
+    }
+
+    /** Everything the server logged so far: its OpenTelemetry logging exporter writes each ended span there. */
+    protected abstract String serverLog();
+
+    /**
+     * R6.7 end to end with OpenTelemetry on (Liberty's mpTelemetry, WildFly's OpenTelemetry subsystem, each with the
+     * SDK on and the logging exporter, which writes each ended span to the server's log): each command is sent with
+     * a trace of its own in {@code traceparent}, as a traced client would, and the shipping consumer's span for each
+     * event is in the trace of the request that recorded it, naming the event's id and type, and nothing of its
+     * payload.
+     */
+    @Test
+    void theConsumersSpanForEachEventIsInTheTraceOfTheRequestThatRecordedIt() {
+        String secret = "TRACE-SECRET-" + UUID.randomUUID();
+        TracedOrder order = TracedOrders.placeAndPay(service, "traced-" + UUID.randomUUID(), secret);
+        List<StoredEvent> events = awaitDelivered(order.orderId(), 2);
+        await(SOON, "one shipment for " + order.orderId(), () -> shipmentsOf(order.orderId()), n -> n == 1);
+
+        String placedSpan = await(SOON, "the shipping consumer's span for OrderPlaced in the server's log",
+                () -> TracedOrders.spans(serverLog(), "shipping process", events.get(0).eventId()),
+                spans -> !spans.isEmpty()).get(0);
+        String paidSpan = await(SOON, "the shipping consumer's span for OrderPaid in the server's log",
+                () -> TracedOrders.spans(serverLog(), "shipping process", events.get(1).eventId()),
+                spans -> !spans.isEmpty()).get(0);
+        assertTrue(TracedOrders.inTrace(placedSpan, order.placeTrace()) && placedSpan.contains(" CONSUMER "),
+                "OrderPlaced is consumed in the trace of the request that placed the order: " + placedSpan);
+        assertTrue(TracedOrders.inTrace(paidSpan, order.payTrace()) && paidSpan.contains("outbox.event.type=OrderPaid"),
+                "OrderPaid is consumed in the trace of the request that paid it: " + paidSpan);
+        assertTrue(placedSpan.contains("outbox.outcome=FIRST"), "the inbox's decision is on the span: " + placedSpan);
+        assertTrue(serverLog().contains("'outbox publish' : "), "the publisher's batch span was exported too");
+        assertFalse(serverLog().contains(secret), "no payload in any span or log line (R6.3)");
     }
 
     @Test

@@ -12,6 +12,8 @@ import dev.outbox.it.support.LibertyProcess;
 import dev.outbox.it.support.ServerLog;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.Settings;
+import dev.outbox.it.support.TracedOrders;
+import dev.outbox.it.support.TracedOrders.TracedOrder;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -112,6 +114,36 @@ class KafkaIT {
         await(SOON, "a WARNING naming the single-replica topic outbox.Order",
                 () -> ServerLog.messages(server.serverDir()).contains("Kafka topic outbox.Order has 1 replica(s) and min.insync.replicas=1"),
                 named -> named);
+    }
+
+    /**
+     * R6.7 through Kafka: the server runs OpenTelemetry with the logging exporter (itests pom). Each consumer's span
+     * for an event, the poll-loop inbox's (invoicing) and the Reactive Messaging inbox's (loyalty), is in the trace
+     * of the request that recorded the event, whose context travelled in the record's traceparent header.
+     */
+    @Test
+    @Order(1)
+    void eachKafkaConsumersSpanIsInTheTraceOfTheRequestThatRecordedTheEvent() {
+        String secret = "TRACE-SECRET-" + UUID.randomUUID();
+        TracedOrder order = TracedOrders.placeAndPay(service, "kafka-traced-" + UUID.randomUUID(), secret);
+        await(SOON, "both events invoiced", () -> db.count("invoice_entry", "order_id = '" + order.orderId() + "'"),
+                n -> n == 2);
+        await(SOON, "loyalty marked both events", () -> db.count("processed_event", "consumer = 'loyalty' AND"
+                + " aggregate_id = '" + order.orderId() + "'"), n -> n == 2);
+        List<OutboxDatabase.StoredEvent> events = db.eventsOf(order.orderId());
+        for (String consumer : List.of("invoicing", "loyalty")) {
+            for (int i = 0; i < 2; i++) {
+                var event = events.get(i);
+                String trace = i == 0 ? order.placeTrace() : order.payTrace();
+                String span = await(SOON, consumer + "'s span for " + event.eventType(), () -> TracedOrders.spans(
+                        ServerLog.messages(server.serverDir()), consumer + " process", event.eventId()),
+                        spans -> !spans.isEmpty()).get(0);
+                assertTrue(TracedOrders.inTrace(span, trace) && span.contains(" CONSUMER ")
+                        && span.contains("outbox.event.type=" + event.eventType()), consumer + " consumed "
+                        + event.eventType() + " in the trace of the request that recorded it (" + trace + "): " + span);
+            }
+        }
+        assertTrue(!ServerLog.messages(server.serverDir()).contains(secret), "no payload in a span or log line (R6.3)");
     }
 
     @Test

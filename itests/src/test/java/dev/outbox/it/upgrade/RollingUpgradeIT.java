@@ -39,8 +39,8 @@ class RollingUpgradeIT {
     private static final Path PREVIOUS = Path.of(Settings.required("it.upgrade.previous.ear"));
     private static final Path CURRENT = Path.of(Settings.required("it.ear"));
     /** The previous release's newest schema version, and this build's. */
-    private static final int PREVIOUS_SCHEMA = 7;
-    private static final int CURRENT_SCHEMA = 8;
+    private static final int PREVIOUS_SCHEMA = 8;
+    private static final int CURRENT_SCHEMA = 9;
     private static final String RELEASE_FILE = "upgrade.xml";
 
     private final ExampleService serviceA = CrashServer.service();
@@ -66,10 +66,10 @@ class RollingUpgradeIT {
         int previousSchema = Integer.parseInt(Files.readString(Path.of(PREVIOUS + ".schema")).strip());
         assertEquals(PREVIOUS_SCHEMA, previousSchema, "it.upgrade.previous moved to a release of schema V"
                 + previousSchema + ": set PREVIOUS_SCHEMA and drop the tables of the later versions below");
-        // 0. The fleet before the upgrade: both servers on the previous release, the database at its schema (V8
-        //    adds only this column and index). A starts first, so two servers never create one schema at once.
-        db.execute("DROP INDEX IF EXISTS outbox_replay_request_waiting_ix");
-        db.execute("ALTER TABLE IF EXISTS outbox_event DROP COLUMN IF EXISTS parked_at");
+        // 0. The fleet before the upgrade: both servers on the previous release, the database at its schema (V9
+        //    adds only these two columns). A starts first, so two servers never create one schema at once.
+        db.execute("ALTER TABLE IF EXISTS outbox_event DROP COLUMN IF EXISTS trace_state");
+        db.execute("ALTER TABLE IF EXISTS outbox_event DROP COLUMN IF EXISTS trace_parent");
         deploy(serverA, PREVIOUS, "a-previous");
         deploy(serverB, PREVIOUS, "b-previous");
         serverA.start();
@@ -88,8 +88,8 @@ class RollingUpgradeIT {
             serverA.start();
             assertRelease(serverA, CURRENT_SCHEMA);
             assertEquals(1, db.count("information_schema.columns", "table_schema ="
-                    + " current_schema() AND table_name = 'outbox_event' AND column_name = 'parked_at'"),
-                    "the new release installed schema V8");
+                    + " current_schema() AND table_name = 'outbox_event' AND column_name = 'trace_state'"),
+                    "the new release installed schema V9");
             assertNoRefusals(clients, "while A was upgraded");
 
             // 2. Side by side: orders go to both, each placed on one server and paid on the other, so one

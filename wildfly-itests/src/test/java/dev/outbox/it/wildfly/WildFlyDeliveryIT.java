@@ -6,6 +6,7 @@ import dev.outbox.it.support.MetricsProbe;
 import dev.outbox.it.support.MonitoringQueries;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.Settings;
+import dev.outbox.it.support.TracedOrders;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
@@ -38,6 +39,11 @@ class WildFlyDeliveryIT extends DeliveryContract {
     @Deployment(testable = false)
     static EnterpriseArchive exampleEar() {
         return ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(Settings.required("it.ear")));
+    }
+
+    @Override
+    protected String serverLog() {
+        return TracedOrders.log(java.nio.file.Path.of(Settings.required("it.server.log")));
     }
 
     @Test

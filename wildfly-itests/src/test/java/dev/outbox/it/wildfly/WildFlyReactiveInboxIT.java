@@ -7,6 +7,7 @@ import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.KafkaBroker;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.Settings;
+import dev.outbox.it.support.TracedOrders;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -52,6 +53,32 @@ class WildFlyReactiveInboxIT {
     @Order(1)
     void theReactiveMessagingConsumerParksARecordWithItsOwnKeyAndHeaders() throws Exception {
         ReactiveInboxParking.parksWithTheRecordsOwnKeyAndHeaders(Settings.required("it.kafka.bootstrap"), TOPIC, db);
+    }
+
+    /**
+     * R6.7 on WildFly's Kafka consumers: a record carrying an outbox event recorded in a traced request (its context
+     * in the W3C traceparent header, as the publisher sends it) is processed by the loyalty consumer in a span of
+     * that trace. WildFly runs OpenTelemetry with the logging exporter here (arquillian.xml), writing to server.log.
+     */
+    @Test
+    @Order(1)
+    void theReactiveMessagingConsumersSpanIsInTheTraceTheEventWasRecordedIn() throws Exception {
+        String traceId = UUID.randomUUID().toString().replace("-", "");
+        String orderId = UUID.randomUUID().toString();
+        UUID eventId = UUID.randomUUID();
+        try (KafkaProducer<String, String> producer = ReactiveInboxParking.producer(Settings.required("it.kafka.bootstrap"))) {
+            var record = ReactiveInboxParking.outboxRecord(TOPIC, orderId, eventId, "{\"amount\":5}", "traced");
+            record.headers().add("traceparent", ("00-" + traceId + "-00f067aa0ba902b7-01").getBytes());
+            producer.send(record).get(30, TimeUnit.SECONDS);
+        }
+        await(Duration.ofSeconds(30), "loyalty applied the traced record",
+                () -> db.count("loyalty_points", "order_id = '" + orderId + "'"), n -> n == 1);
+        java.nio.file.Path log = java.nio.file.Path.of(Settings.required("it.server.log"));
+        String span = await(Duration.ofSeconds(30), "loyalty's span for the event in server.log",
+                () -> TracedOrders.spans(TracedOrders.log(log), "loyalty process", eventId),
+                spans -> !spans.isEmpty()).get(0);
+        assertTrue(TracedOrders.inTrace(span, traceId) && span.contains(" CONSUMER "),
+                "the consumer's span continues the recording trace " + traceId + ": " + span);
     }
 
     /** Issue 19 item 3: the loyalty drill (LoyaltyConsumer.STALL_PREFIX) holds the consumer 25 s, records wait. */
