@@ -162,6 +162,7 @@ class OutboxBenchmarkIT {
             prepare(target);
             writeOverheadRow(table, target, writeOverhead(target));
         }
+        writeOverheadRow(table, pg, tracedWriteOverhead(pg));
         // Each row is printed as it is added ("benchmark | ..." lines); nothing is written to results.md.
     }
 
@@ -201,6 +202,7 @@ class OutboxBenchmarkIT {
                 "-", String.format("%.2f", (double) big.peakHeapBytes() / Math.max(1, kafka.peakHeapBytes())));
         jakarta.json.JsonObject b1 = writeOverhead(pg);
         writeOverheadRow(table, pg, b1);
+        writeOverheadRow(table, pg, tracedWriteOverhead(pg));
 
         // The rate, and a rate this machine sustains end to end (load, publisher, broker, consumers and
         // PostgreSQL share its cores), which shows what the outbox itself adds.
@@ -294,7 +296,8 @@ class OutboxBenchmarkIT {
     }
 
     private static void writeOverheadRow(BenchmarkTable table, Target target, jakarta.json.JsonObject b1) {
-        String on = target.label();
+        String on = target.label() + (b1.getBoolean("traced", false)
+                ? "tracing on (a span per command, OTLP export): " : "");
         table.add(on + "B1 write overhead: the note command with / without its event, 8 callers in the server",
                 String.format("%,.0f / %,.0f tx/s", b1.getJsonNumber("withOutboxPerSecond").doubleValue(),
                         b1.getJsonNumber("withoutPerSecond").doubleValue()), "ratio >= 0.85", "not measured",
@@ -426,6 +429,38 @@ class OutboxBenchmarkIT {
         server.stop();
         target.db().execute("DELETE FROM outbox_event WHERE aggregate_type = 'Order'");
         return reply.body();
+    }
+
+    /**
+     * B1 with tracing on (R6.7): the server's OpenTelemetry SDK on, exporting over OTLP to a sink in this test, and
+     * every command of both sides in a span, so each recorded event stores its trace context. Compared with the
+     * untraced row of the same run: what tracing costs the outbox's share of a business transaction.
+     */
+    private static jakarta.json.JsonObject tracedWriteOverhead(Target target) throws Exception {
+        LibertyProcess server = target.server();
+        server.stop();
+        long millis = FULL ? 5000 : 1000;
+        int rounds = FULL ? 4 : 1;
+        try (OtlpSink sink = OtlpSink.start()) {
+            server.environment(sink.serverEnvironment());
+            try {
+                startBenchServer(target, "jms", "<variable name=\"outbox.publisher.enabled\" value=\"false\"/>");
+                ExampleService.Reply reply = target.service().benchmark("write-overhead?callers=8&traced=true&millis="
+                        + millis + "&rounds=" + rounds, Duration.ofMillis(rounds * millis * 2 + 60_000));
+                assertEquals(200, reply.status(), "the traced write-overhead load ran: " + reply.raw());
+                server.stop(); // flushes the last spans
+                long traced = target.db().count("outbox_event", "aggregate_type = 'Order' AND trace_parent IS NOT NULL");
+                assertTrue(traced > 0 && sink.exports() > 0, "the events stored their trace context (" + traced
+                        + ") and the server exported spans (" + sink.exports() + " exports)");
+                System.out.printf("benchmark traced B1: %,d events with a trace context, %,d OTLP exports, %,d bytes%n",
+                        traced, sink.exports(), sink.bytes());
+                return reply.body();
+            } finally {
+                server.environment(Map.of());
+                server.stop();
+                target.db().execute("DELETE FROM outbox_event WHERE aggregate_type = 'Order'");
+            }
+        }
     }
 
     private record Latency(double p50, double p99, long events, double seconds, int requested) {

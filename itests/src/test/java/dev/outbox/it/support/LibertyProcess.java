@@ -34,6 +34,8 @@ public final class LibertyProcess implements ServerProcess {
     private final boolean fullJit;
     /** The JVM this object last launched: the pid file may still name an older, dead one. */
     private volatile long pid = -1;
+    /** Environment variables for the next start (the benchmark's OTEL_* settings for a traced run). */
+    private volatile Map<String, String> environment = Map.of();
 
     public LibertyProcess(Path wlp, String name, ExampleService service) {
         this(wlp, name, service, false);
@@ -49,6 +51,11 @@ public final class LibertyProcess implements ServerProcess {
     /** The same server started with the JVM's full JIT, for a test that measures speed (the benchmark). */
     public LibertyProcess measured() {
         return new LibertyProcess(wlp, name, service, true);
+    }
+
+    /** Environment variables the server gets from its next start on; an empty map for none. */
+    public void environment(Map<String, String> variables) {
+        environment = Map.copyOf(variables);
     }
 
     public Path serverDir() {
@@ -138,6 +145,7 @@ public final class LibertyProcess implements ServerProcess {
         ProcessBuilder builder = new ProcessBuilder(wlp.resolve("bin/server").toString(), action, name)
                 .redirectErrorStream(true)
                 .redirectOutput(out.toFile());
+        builder.environment().putAll(environment);
         if (!fullJit) {
             // Liberty's server script adds JVM_ARGS to the options of jvm.options (which the benchmark writes).
             builder.environment().merge("JVM_ARGS", "-XX:TieredStopAtLevel=1", (mine, c1) -> mine + " " + c1);

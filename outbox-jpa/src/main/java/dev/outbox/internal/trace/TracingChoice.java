@@ -25,6 +25,8 @@ public class TracingChoice {
                     + " context");
             return Tracing.NONE;
         }
+        LOG.info("tracing: through the server's OpenTelemetry API; events recorded in a traced span carry its context"
+                + " (spans are exported as the server's otel.* settings say)");
         return OpenTelemetryTracers.tracing();
     }
 

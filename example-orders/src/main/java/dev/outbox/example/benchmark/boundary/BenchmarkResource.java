@@ -1,6 +1,7 @@
 package dev.outbox.example.benchmark.boundary;
 
 import dev.outbox.example.benchmark.control.Load;
+import dev.outbox.example.benchmark.control.TracedCommands;
 import dev.outbox.example.benchmark.control.UnrecordedNote;
 import dev.outbox.example.orders.boundary.Orders;
 import dev.outbox.example.orders.control.FaultDrill;
@@ -33,7 +34,8 @@ import java.util.function.Consumer;
  * <ul>
  *     <li>{@code POST /api/benchmark/write-overhead} (B1): {@code callers} callers note their own order as fast
  *     as they can, with the outbox ({@code Orders.note}: conditional update + one event) and without it (the same
- *     update alone), in alternating rounds so drift on a shared machine hits both alike;</li>
+ *     update alone), in alternating rounds so drift on a shared machine hits both alike; {@code traced=true} runs
+ *     every command of both in a span of its own (B1 with tracing on);</li>
  *     <li>{@code POST /api/benchmark/orders} then {@code POST /api/benchmark/steady} (B3): notes at {@code rate} a
  *     second, by 8 callers, over the orders of customer {@code customer}, for latency measured from the
  *     database afterwards.</li>
@@ -62,7 +64,7 @@ public class BenchmarkResource {
     @POST
     @Path("write-overhead")
     public JsonObject writeOverhead(@QueryParam("callers") int callers, @QueryParam("millis") long millis,
-                                    @QueryParam("rounds") int rounds) {
+                                    @QueryParam("rounds") int rounds, @QueryParam("traced") boolean traced) {
         requireEnabled();
         if (millis < 1 || rounds < 1) {
             throw new BadRequestException("write-overhead needs millis >= 1 and rounds >= 1, was millis=" + millis
@@ -72,6 +74,11 @@ public class BenchmarkResource {
         Load load = new Load(executor);
         Consumer<String> withOutbox = order -> orders.note(order, "b1");
         Consumer<String> without = unrecorded::note;
+        if (traced) {
+            // Both sides in a span, so the ratio is the outbox's cost with a trace context to store (R6.7).
+            withOutbox = TracedCommands.traced("b1 note", withOutbox);
+            without = TracedCommands.traced("b1 note", without);
+        }
         long withCount = 0;
         long withoutCount = 0;
         JsonArrayBuilder perRound = Json.createArrayBuilder();
@@ -91,6 +98,7 @@ public class BenchmarkResource {
         double seconds = rounds * millis / 1000.0;
         return Json.createObjectBuilder()
                 .add("callers", callers)
+                .add("traced", traced)
                 .add("withOutboxPerSecond", withCount / seconds)
                 .add("withoutPerSecond", withoutCount / seconds)
                 .add("ratio", withoutCount == 0 ? 0 : (double) withCount / withoutCount)
