@@ -16,7 +16,7 @@ public record TraceContext(String traceParent, String traceState) {
     /** Message property (JMS) and record header (Kafka) names, as the W3C Trace Context specification spells them. */
     public static final String TRACEPARENT = "traceparent";
     public static final String TRACESTATE = "tracestate";
-    /** The column's width; W3C lets a vendor drop a longer {@code tracestate} whole, and so does the outbox. */
+    /** The column's width; a longer {@code tracestate} is dropped whole (the trace itself still goes on). */
     public static final int MAX_STATE_LENGTH = 512;
 
     private static final Pattern PARENT = Pattern.compile("00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
@@ -34,9 +34,15 @@ public record TraceContext(String traceParent, String traceState) {
 
     /**
      * Reads a context from a row or a message. A missing or damaged {@code traceparent} reads as no context: a
-     * foreign header never fails a delivery, it only leaves the consumer's span without a parent.
+     * foreign header never fails a delivery, it only leaves the consumer's span without a parent. A version above
+     * 00 is read by its first four fields, as W3C asks of a version-00 reader.
      */
     public static Optional<TraceContext> read(String traceParent, String traceState) {
+        if (traceParent != null && traceParent.length() >= 55 && !traceParent.startsWith("00")
+                && !traceParent.startsWith("ff") && (traceParent.length() == 55 || traceParent.charAt(55) == '-')) {
+            // W3C: a later version is read by its first four fields, and passed on as version 00.
+            traceParent = "00" + traceParent.substring(2, 55);
+        }
         return valid(traceParent) ? Optional.of(new TraceContext(traceParent, traceState)) : Optional.empty();
     }
 

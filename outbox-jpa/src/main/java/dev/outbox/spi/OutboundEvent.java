@@ -24,6 +24,12 @@ import java.time.OffsetDateTime;
 public record OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion,
                             boolean shadow, Ordering ordering, TraceContext trace) {
 
+    /** An event recorded outside a traced span (the record's shape before R6.7). */
+    public OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion,
+                         boolean shadow, Ordering ordering) {
+        this(id, event, createdAt, attempt, leaseVersion, shadow, ordering, null);
+    }
+
     /** An event the outbox publishes itself, of a strictly ordered type, recorded outside a traced span. */
     public OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion) {
         this(id, event, createdAt, attempt, leaseVersion, false, Ordering.STRICT, null);

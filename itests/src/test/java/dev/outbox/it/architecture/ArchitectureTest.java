@@ -53,6 +53,12 @@ class ArchitectureTest {
             .should().dependOnClassesThat().resideInAPackage("org.apache.kafka..")
             .because("a JMS-only EAR must not need kafka-clients: Kafka code lives in outbox-kafka alone");
 
+    static final ArchRule ONLY_THE_TRACING_ADAPTER_NAMES_OPENTELEMETRY = noClasses()
+            .that().haveNameNotMatching("dev\\.outbox\\.internal\\.trace\\.OpenTelemetryTrac(ing|ers)(\\$.*)?")
+            .should().dependOnClassesThat().resideInAPackage("io.opentelemetry..")
+            .because("a server without the OpenTelemetry API must never load a class that names it (R6.7): only"
+                    + " the tracing adapter does, and TracingChoice reaches it only once the API is there");
+
     static final ArchRule THE_API_EXPOSES_NO_INTERNAL_TYPE = members()
             .that().areDeclaredInClassesThat().resideInAnyPackage(API_PACKAGES)
             .and().areDeclaredInClassesThat().arePublic()
@@ -73,6 +79,11 @@ class ArchitectureTest {
     @Test
     void onlyOutboxKafkaNamesKafkaTypes() {
         ONLY_OUTBOX_KAFKA_NAMES_KAFKA.check(classesOf(LIBRARY_MODULES.toArray(String[]::new)));
+    }
+
+    @Test
+    void onlyTheTracingAdapterNamesOpenTelemetryTypes() {
+        ONLY_THE_TRACING_ADAPTER_NAMES_OPENTELEMETRY.check(classesOf(LIBRARY_MODULES.toArray(String[]::new)));
     }
 
     @Test

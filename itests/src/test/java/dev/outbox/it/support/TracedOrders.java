@@ -41,8 +41,9 @@ public final class TracedOrders {
 
     /** The exported spans of that name in the log that name the event (its id as the outbox.event.id attribute). */
     public static List<String> spans(String log, String name, Object eventId) {
-        return log.lines().filter(l -> l.contains("'" + name + "' : ") && l.contains("outbox.event.id=" + eventId + ","))
-                .toList();
+        String attribute = "outbox.event.id=" + eventId;
+        return log.lines().filter(l -> l.contains("'" + name + "' : ") && (l.contains(attribute + ",")
+                || l.contains(attribute + "}"))).toList();
     }
 
     /** A server log file as text (WildFly's server.log), where its logging exporter writes the spans. */

@@ -1,25 +1,33 @@
 package dev.outbox.internal.trace;
 
-import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.CDI;
 
+import java.util.Optional;
+import java.util.logging.Logger;
+
 /**
- * Finds the server's OpenTelemetry: the CDI bean MicroProfile Telemetry and WildFly's subsystem provide, else the
- * global instance. Kept apart from {@link TracingChoice} so that class never names an OpenTelemetry type and loads
- * where the API is missing.
+ * Finds the server's OpenTelemetry: the CDI bean that MicroProfile Telemetry (Liberty) and the OpenTelemetry
+ * subsystem (WildFly) provide. Kept apart from {@link TracingChoice} so that class never names an OpenTelemetry
+ * type and loads where the API is missing. No fallback to {@code GlobalOpenTelemetry}: reading it would fix a no-op
+ * global in the server's shared API for every other component.
  */
 final class OpenTelemetryTracers {
 
+    private static final Logger LOG = Logger.getLogger(OpenTelemetryTracers.class.getName());
     static final String INSTRUMENTATION = "dev.outbox";
 
     private OpenTelemetryTracers() {
     }
 
-    static Tracing tracing() {
+    static Optional<Tracing> tracing() {
         Instance<OpenTelemetry> bean = CDI.current().select(OpenTelemetry.class);
-        OpenTelemetry openTelemetry = bean.isResolvable() ? bean.get() : GlobalOpenTelemetry.get();
-        return new OpenTelemetryTracing(openTelemetry.getTracer(INSTRUMENTATION));
+        if (!bean.isResolvable()) {
+            return Optional.empty();
+        }
+        LOG.info("tracing: through the server's OpenTelemetry; events recorded in a traced span carry its context"
+                + " (spans are exported as the server's otel.* settings say)");
+        return Optional.of(new OpenTelemetryTracing(bean.get().getTracer(INSTRUMENTATION)));
     }
 }

@@ -18,16 +18,26 @@ import io.opentelemetry.context.Scope;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Logger;
 
 /**
- * Tracing through the OpenTelemetry API the server supplies (R6.7). The only class of the library that names it,
- * so a server without it never loads this class. Span attributes carry ids, types and versions, never a payload
- * or an aggregate's id (R6.3).
+ * Tracing through the OpenTelemetry API the server supplies (R6.7). With {@link OpenTelemetryTracers}, the only
+ * classes of the library that name it, so a server without it never loads them. Span attributes carry ids, types
+ * and versions, never a payload or an aggregate's id (R6.3).
+ *
+ * <p>Fail-safe: tracing is an observer of the outbox, never a party to it. Whatever the tracer throws is caught
+ * here, reported once, and the step goes on untraced: a misbehaving sampler or span processor must not fail a
+ * business transaction, stall the publisher after a send, or turn a committed inbox attempt into a failure.
  */
 public final class OpenTelemetryTracing implements Tracing {
 
+    private static final Logger LOG = Logger.getLogger(OpenTelemetryTracing.class.getName());
+
     /** OpenTelemetry's default limit of links per span: a bigger batch links its first events only. */
     static final int MAX_LINKS = 128;
+    /** W3C's limit of members in a {@code tracestate}. */
+    static final int MAX_STATE_MEMBERS = 32;
 
     static final AttributeKey<String> EVENT_ID = AttributeKey.stringKey("outbox.event.id");
     static final AttributeKey<String> EVENT_TYPE = AttributeKey.stringKey("outbox.event.type");
@@ -35,12 +45,12 @@ public final class OpenTelemetryTracing implements Tracing {
     static final AttributeKey<Long> AGGREGATE_VERSION = AttributeKey.longKey("outbox.aggregate.version");
     static final AttributeKey<String> CONSUMER = AttributeKey.stringKey("outbox.consumer");
     static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("outbox.outcome");
-    static final AttributeKey<String> MESSAGE_ID = AttributeKey.stringKey("messaging.message.id");
     static final AttributeKey<String> OPERATION = AttributeKey.stringKey("messaging.operation.type");
     static final AttributeKey<Long> BATCH_SIZE = AttributeKey.longKey("messaging.batch.message_count");
     static final AttributeKey<String> ERROR_TYPE = AttributeKey.stringKey("error.type");
 
     private final Tracer tracer;
+    private final AtomicBoolean reported = new AtomicBoolean();
 
     public OpenTelemetryTracing(Tracer tracer) {
         this.tracer = tracer;
@@ -48,46 +58,67 @@ public final class OpenTelemetryTracing implements Tracing {
 
     @Override
     public Optional<TraceContext> current() {
-        SpanContext span = Span.current().getSpanContext();
-        if (!span.isValid()) {
+        try {
+            SpanContext span = Span.current().getSpanContext();
+            if (!span.isValid()) {
+                return Optional.empty();
+            }
+            return Optional.of(new TraceContext("00-" + span.getTraceId() + "-" + span.getSpanId() + "-"
+                    + span.getTraceFlags().asHex(), state(span.getTraceState())));
+        } catch (RuntimeException | LinkageError e) {
+            report("reading the current span", e);
             return Optional.empty();
         }
-        return Optional.of(new TraceContext("00-" + span.getTraceId() + "-" + span.getSpanId() + "-"
-                + span.getTraceFlags().asHex(), state(span.getTraceState())));
     }
 
     @Override
     public Step sending(List<OutboundEvent> batch) {
-        SpanBuilder builder = tracer.spanBuilder("outbox publish").setSpanKind(SpanKind.PRODUCER).setNoParent()
-                .setAttribute(OPERATION, "send").setAttribute(BATCH_SIZE, (long) batch.size());
-        int links = 0;
-        for (OutboundEvent event : batch) {
-            if (event.trace() != null && links < MAX_LINKS) {
-                builder.addLink(remote(event.trace()));
-                links++;
+        try {
+            SpanBuilder builder = tracer.spanBuilder("outbox publish").setSpanKind(SpanKind.PRODUCER).setNoParent()
+                    .setAttribute(OPERATION, "send").setAttribute(BATCH_SIZE, (long) batch.size());
+            int links = 0;
+            for (OutboundEvent event : batch) {
+                if (event.trace() != null && links < MAX_LINKS) {
+                    builder.addLink(remote(event.trace()));
+                    links++;
+                }
             }
+            return new OpenStep(builder.startSpan(), null);
+        } catch (RuntimeException | LinkageError e) {
+            report("opening the publisher's span", e);
+            return Step.NONE;
         }
-        return new OpenStep(builder.startSpan(), null);
     }
 
     @Override
     public Step consuming(String consumer, InboxedEvent event) {
-        Context parent = event.trace() == null ? Context.root()
-                : Context.root().with(Span.wrap(remote(event.trace())));
-        SpanBuilder builder = tracer.spanBuilder(consumer + " process").setParent(parent)
-                .setSpanKind(SpanKind.CONSUMER).setAttribute(OPERATION, "process").setAttribute(CONSUMER, consumer)
-                .setAttribute(MESSAGE_ID, event.eventId().toString()).setAttribute(EVENT_ID, event.eventId().toString());
-        if (event.eventType() != null) {
-            builder.setAttribute(EVENT_TYPE, event.eventType());
+        try {
+            SpanContext recording = event.trace() == null ? null : remote(event.trace());
+            Context parent = recording == null ? Context.root() : Context.root().with(Span.wrap(recording));
+            SpanBuilder builder = tracer.spanBuilder(consumer + " process").setParent(parent)
+                    .setSpanKind(SpanKind.CONSUMER).setAttribute(OPERATION, "process")
+                    .setAttribute(CONSUMER, consumer).setAttribute(EVENT_ID, event.eventId().toString());
+            if (event.eventType() != null) {
+                builder.setAttribute(EVENT_TYPE, event.eventType());
+            }
+            if (event.aggregateType() != null) {
+                builder.setAttribute(AGGREGATE_TYPE, event.aggregateType());
+            }
+            if (event.aggregateVersion() != null) {
+                builder.setAttribute(AGGREGATE_VERSION, event.aggregateVersion());
+            }
+            Span span = builder.startSpan();
+            if (!span.getSpanContext().isValid() || recording != null && !span.isRecording()
+                    && span.getSpanContext().getSpanId().equals(recording.getSpanId())) {
+                // A tracer with its SDK off hands the parent back: making it current would pass the upstream
+                // context on to events this change records, and tracing off must leave no header.
+                return Step.NONE;
+            }
+            return new OpenStep(span, span.makeCurrent());
+        } catch (RuntimeException | LinkageError e) {
+            report("opening a consumer's span", e);
+            return Step.NONE;
         }
-        if (event.aggregateType() != null) {
-            builder.setAttribute(AGGREGATE_TYPE, event.aggregateType());
-        }
-        if (event.aggregateVersion() != null) {
-            builder.setAttribute(AGGREGATE_VERSION, event.aggregateVersion());
-        }
-        Span span = builder.startSpan();
-        return new OpenStep(span, span.makeCurrent());
     }
 
     /** The recording span as seen from another process. */
@@ -95,8 +126,9 @@ public final class OpenTelemetryTracing implements Tracing {
         TraceStateBuilder state = TraceState.builder();
         if (trace.traceState() != null) {
             String[] members = trace.traceState().split(",");
-            // put() adds at the front: from the last member to the first keeps the W3C order (newest first).
-            for (int i = members.length - 1; i >= 0; i--) {
+            // put() adds at the front: from the last kept member to the first keeps W3C's order (newest first),
+            // and a list over W3C's 32 members loses its oldest, as W3C says.
+            for (int i = Math.min(members.length, MAX_STATE_MEMBERS) - 1; i >= 0; i--) {
                 String member = members[i];
                 int equals = member.indexOf('=');
                 if (equals > 0) {
@@ -118,26 +150,58 @@ public final class OpenTelemetryTracing implements Tracing {
         return list.toString();
     }
 
-    private record OpenStep(Span span, Scope scope) implements Step {
+    /** Reports a tracer's failure once per application, by class only (its message may quote anything, R6.3). */
+    private void report(String what, Throwable e) {
+        if (reported.compareAndSet(false, true)) {
+            LOG.warning(() -> "tracing: the OpenTelemetry tracer failed " + what + " (" + e.getClass().getName()
+                    + "); the outbox goes on without that span, and reports no further tracer failure");
+        }
+    }
+
+    private final class OpenStep implements Step {
+
+        private final Span span;
+        private final Scope scope;
+
+        OpenStep(Span span, Scope scope) {
+            this.span = span;
+            this.scope = scope;
+        }
 
         @Override
         public void outcome(String outcome) {
-            span.setAttribute(OUTCOME, outcome);
+            try {
+                span.setAttribute(OUTCOME, outcome);
+            } catch (RuntimeException | LinkageError e) {
+                report("recording an outcome", e);
+            }
         }
 
         @Override
         public void failed(Throwable failure) {
-            // R6.3: the class only; an exception's message may quote a payload.
-            span.setStatus(StatusCode.ERROR, failure.getClass().getName());
-            span.setAttribute(ERROR_TYPE, failure.getClass().getName());
+            try {
+                // R6.3: the class only; an exception's message may quote a payload.
+                span.setStatus(StatusCode.ERROR, failure.getClass().getName());
+                span.setAttribute(ERROR_TYPE, failure.getClass().getName());
+            } catch (RuntimeException | LinkageError e) {
+                report("recording a failure", e);
+            }
         }
 
         @Override
         public void close() {
-            if (scope != null) {
-                scope.close();
+            try {
+                if (scope != null) {
+                    scope.close();
+                }
+            } catch (RuntimeException | LinkageError e) {
+                report("leaving a span's scope", e);
             }
-            span.end();
+            try {
+                span.end();
+            } catch (RuntimeException | LinkageError e) {
+                report("ending a span", e);
+            }
         }
     }
 }

@@ -1,15 +1,18 @@
 package dev.outbox.internal.trace;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Startup;
 import jakarta.enterprise.inject.Produces;
 
 import java.util.logging.Logger;
 
 /**
  * Decides once, at start, how the outbox traces (R6.7): through OpenTelemetry when the server lets the application
- * see its API (Liberty with {@code mpTelemetry-2.1}, WildFly with its OpenTelemetry subsystem), not at all
- * otherwise. Whether spans are exported, sampled or dropped is the server's setting ({@code otel.sdk.disabled},
- * {@code otel.traces.exporter}); with the SDK off no span is current, so no context is stored and no header sent.
+ * see its API and has an OpenTelemetry bean (Liberty with {@code mpTelemetry-2.1}, WildFly with its OpenTelemetry
+ * subsystems), not at all otherwise. Whether spans are exported, sampled or dropped is the server's setting
+ * ({@code otel.sdk.disabled}, {@code otel.traces.exporter}). A failure to set tracing up is logged and leaves the
+ * outbox untraced: tracing never stops the outbox.
  */
 @ApplicationScoped
 public class TracingChoice {
@@ -17,17 +20,41 @@ public class TracingChoice {
     private static final Logger LOG = Logger.getLogger(TracingChoice.class.getName());
     private static final String API_CLASS = "io.opentelemetry.api.trace.Span";
 
+    private Tracing chosen;
+
+    /** Decides at start, so the log says it then and the first business transaction pays nothing for it. */
+    void decideAtStart(@Observes Startup startup) {
+        chosen();
+    }
+
     @Produces
     @ApplicationScoped
     Tracing tracing() {
+        return chosen();
+    }
+
+    synchronized Tracing chosen() {
+        if (chosen == null) {
+            chosen = decide();
+        }
+        return chosen;
+    }
+
+    private static Tracing decide() {
         if (!apiVisible()) {
-            LOG.info("tracing: the server supplies no OpenTelemetry API to the application; events carry no trace"
-                    + " context");
+            LOG.info("tracing: the server gives the application no OpenTelemetry API; events carry no trace context");
             return Tracing.NONE;
         }
-        LOG.info("tracing: through the server's OpenTelemetry API; events recorded in a traced span carry its context"
-                + " (spans are exported as the server's otel.* settings say)");
-        return OpenTelemetryTracers.tracing();
+        try {
+            return OpenTelemetryTracers.tracing().orElseGet(() -> {
+                LOG.info("tracing: the server has no OpenTelemetry bean; events carry no trace context");
+                return Tracing.NONE;
+            });
+        } catch (RuntimeException | LinkageError e) {
+            LOG.warning(() -> "tracing: setting up OpenTelemetry failed (" + e.getClass().getName() + "); the outbox"
+                    + " runs untraced");
+            return Tracing.NONE;
+        }
     }
 
     private static boolean apiVisible() {

@@ -4,6 +4,8 @@
 -- events recorded outside a traced span, with tracing off, or by a release older than V9 (a rolling upgrade runs
 -- both). Ids and vendor state only, never a payload field. Nullable columns without a default: PostgreSQL adds them
 -- without rewriting the table, under a brief exclusive lock.
-ALTER TABLE outbox_event ADD COLUMN IF NOT EXISTS trace_parent VARCHAR(55);
--- Last in this script, as the start-up reads this column to tell whether the schema is complete.
-ALTER TABLE outbox_event ADD COLUMN IF NOT EXISTS trace_state VARCHAR(512);
+-- One statement for both columns, so the upgrade waits for the table's lock once. It is the last in this script:
+-- the start-up reads trace_state to tell whether the schema is complete.
+ALTER TABLE outbox_event
+    ADD COLUMN IF NOT EXISTS trace_parent VARCHAR(55),
+    ADD COLUMN IF NOT EXISTS trace_state VARCHAR(512);

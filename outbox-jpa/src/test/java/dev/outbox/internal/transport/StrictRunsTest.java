@@ -21,7 +21,7 @@ class StrictRunsTest {
 
     private static OutboundEvent event(String aggregate, long version, Ordering ordering) {
         return new OutboundEvent(new EventId(UUID.randomUUID()), OutboxEvent.of("Order", aggregate, version, "T", "{}"),
-                OffsetDateTime.now(), 1, 1, false, ordering, null);
+                OffsetDateTime.now(), 1, 1, false, ordering);
     }
 
     private static String name(OutboundEvent e) {

@@ -13,6 +13,7 @@ import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSProducer;
 import jakarta.jms.JMSRuntimeException;
+import jakarta.jms.Message;
 import jakarta.jms.MessageFormatRuntimeException;
 import jakarta.jms.TextMessage;
 import jakarta.transaction.Transactional;
@@ -84,24 +85,7 @@ class JmsBatch {
         }
         try {
             TextMessage message = context.createTextMessage(body);
-            message.setJMSType(event.eventType());
-            message.setStringProperty(OutboxHeaders.EVENT_ID, outbound.id().toString());
-            message.setStringProperty(OutboxHeaders.EVENT_TYPE, event.eventType());
-            message.setStringProperty(OutboxHeaders.AGGREGATE_TYPE, event.aggregateType());
-            message.setStringProperty(OutboxHeaders.AGGREGATE_ID, event.aggregateId());
-            message.setLongProperty(OutboxHeaders.AGGREGATE_VERSION, event.aggregateVersion());
-            message.setIntProperty(OutboxHeaders.SCHEMA_VERSION, event.schemaVersion());
-            message.setStringProperty(OutboxHeaders.ORDERING, outbound.ordering().header());
-            if (event.payloadReference() != null) {
-                message.setStringProperty(OutboxHeaders.PAYLOAD_REFERENCE, event.payloadReference().toString());
-            }
-            // R6.7: the recording span's context, as W3C names it; an event recorded untraced carries none.
-            if (outbound.trace() != null) {
-                message.setStringProperty(OutboxHeaders.TRACEPARENT, outbound.trace().traceParent());
-                if (outbound.trace().traceState() != null) {
-                    message.setStringProperty(OutboxHeaders.TRACESTATE, outbound.trace().traceState());
-                }
-            }
+            label(message, outbound);
             producer.send(destination, message);
             return new SendResult.Delivered(message.getJMSMessageID(), null, null);
         } catch (MessageFormatRuntimeException e) {
@@ -110,6 +94,29 @@ class JmsBatch {
             // The send may have reached the broker: retry with the same event id; the inbox absorbs a twin.
             lookups.remove(destinationName);
             return new SendResult.UnknownOutcome(e.getClass().getSimpleName());
+        }
+    }
+
+    /** The message's type and properties: the event's ids and versions, and its trace context (R6.7) if it has one. */
+    static void label(Message message, OutboundEvent outbound) throws JMSException {
+        OutboxEvent event = outbound.event();
+        message.setJMSType(event.eventType());
+        message.setStringProperty(OutboxHeaders.EVENT_ID, outbound.id().toString());
+        message.setStringProperty(OutboxHeaders.EVENT_TYPE, event.eventType());
+        message.setStringProperty(OutboxHeaders.AGGREGATE_TYPE, event.aggregateType());
+        message.setStringProperty(OutboxHeaders.AGGREGATE_ID, event.aggregateId());
+        message.setLongProperty(OutboxHeaders.AGGREGATE_VERSION, event.aggregateVersion());
+        message.setIntProperty(OutboxHeaders.SCHEMA_VERSION, event.schemaVersion());
+        message.setStringProperty(OutboxHeaders.ORDERING, outbound.ordering().header());
+        if (event.payloadReference() != null) {
+            message.setStringProperty(OutboxHeaders.PAYLOAD_REFERENCE, event.payloadReference().toString());
+        }
+        // R6.7: the recording span's context, as W3C names it; an event recorded untraced carries none.
+        if (outbound.trace() != null) {
+            message.setStringProperty(OutboxHeaders.TRACEPARENT, outbound.trace().traceParent());
+            if (outbound.trace().traceState() != null) {
+                message.setStringProperty(OutboxHeaders.TRACESTATE, outbound.trace().traceState());
+            }
         }
     }
 
