@@ -20,6 +20,8 @@ public record TraceContext(String traceParent, String traceState) {
     public static final int MAX_STATE_LENGTH = 512;
 
     private static final Pattern PARENT = Pattern.compile("00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
+    /** Two lower-case hex digits, neither 00 (read as is) nor ff (invalid by W3C). */
+    private static final Pattern LATER_VERSION = Pattern.compile("(?!00|ff)[0-9a-f]{2}");
     private static final String INVALID_TRACE_ID = "0".repeat(32);
     private static final String INVALID_SPAN_ID = "0".repeat(16);
 
@@ -38,8 +40,8 @@ public record TraceContext(String traceParent, String traceState) {
      * 00 is read by its first four fields, as W3C asks of a version-00 reader.
      */
     public static Optional<TraceContext> read(String traceParent, String traceState) {
-        if (traceParent != null && traceParent.length() >= 55 && !traceParent.startsWith("00")
-                && !traceParent.startsWith("ff") && (traceParent.length() == 55 || traceParent.charAt(55) == '-')) {
+        if (traceParent != null && traceParent.length() >= 55 && LATER_VERSION.matcher(traceParent.substring(0, 2)).matches()
+                && (traceParent.length() == 55 || traceParent.charAt(55) == '-')) {
             // W3C: a later version is read by its first four fields, and passed on as version 00.
             traceParent = "00" + traceParent.substring(2, 55);
         }

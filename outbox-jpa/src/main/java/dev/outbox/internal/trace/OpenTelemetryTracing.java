@@ -65,7 +65,7 @@ public final class OpenTelemetryTracing implements Tracing {
             }
             return Optional.of(new TraceContext("00-" + span.getTraceId() + "-" + span.getSpanId() + "-"
                     + span.getTraceFlags().asHex(), state(span.getTraceState())));
-        } catch (RuntimeException | LinkageError e) {
+        } catch (Exception | LinkageError | AssertionError e) {
             report("reading the current span", e);
             return Optional.empty();
         }
@@ -83,8 +83,8 @@ public final class OpenTelemetryTracing implements Tracing {
                     links++;
                 }
             }
-            return new OpenStep(builder.startSpan(), null);
-        } catch (RuntimeException | LinkageError e) {
+            return new OpenStep(builder.startSpan(), null, null);
+        } catch (Exception | LinkageError | AssertionError e) {
             report("opening the publisher's span", e);
             return Step.NONE;
         }
@@ -92,6 +92,7 @@ public final class OpenTelemetryTracing implements Tracing {
 
     @Override
     public Step consuming(String consumer, InboxedEvent event) {
+        Span span = null;
         try {
             SpanContext recording = event.trace() == null ? null : remote(event.trace());
             Context parent = recording == null ? Context.root() : Context.root().with(Span.wrap(recording));
@@ -107,17 +108,30 @@ public final class OpenTelemetryTracing implements Tracing {
             if (event.aggregateVersion() != null) {
                 builder.setAttribute(AGGREGATE_VERSION, event.aggregateVersion());
             }
-            Span span = builder.startSpan();
+            span = builder.startSpan();
             if (!span.getSpanContext().isValid() || recording != null && !span.isRecording()
                     && span.getSpanContext().getSpanId().equals(recording.getSpanId())) {
                 // A tracer with its SDK off hands the parent back: making it current would pass the upstream
                 // context on to events this change records, and tracing off must leave no header.
+                end(span);
                 return Step.NONE;
             }
-            return new OpenStep(span, span.makeCurrent());
-        } catch (RuntimeException | LinkageError e) {
+            Context before = Context.current();
+            return new OpenStep(span, span.makeCurrent(), before);
+        } catch (Exception | LinkageError | AssertionError e) {
             report("opening a consumer's span", e);
+            end(span);
             return Step.NONE;
+        }
+    }
+
+    private void end(Span span) {
+        if (span != null) {
+            try {
+                span.end();
+            } catch (Exception | LinkageError | AssertionError e) {
+                report("ending a span", e);
+            }
         }
     }
 
@@ -125,15 +139,14 @@ public final class OpenTelemetryTracing implements Tracing {
     static SpanContext remote(TraceContext trace) {
         TraceStateBuilder state = TraceState.builder();
         if (trace.traceState() != null) {
-            String[] members = trace.traceState().split(",");
+            List<String> members = java.util.Arrays.stream(trace.traceState().split(","))
+                    .filter(m -> m.indexOf('=') > 0 && !m.isBlank()).limit(MAX_STATE_MEMBERS).toList();
             // put() adds at the front: from the last kept member to the first keeps W3C's order (newest first),
             // and a list over W3C's 32 members loses its oldest, as W3C says.
-            for (int i = Math.min(members.length, MAX_STATE_MEMBERS) - 1; i >= 0; i--) {
-                String member = members[i];
+            for (int i = members.size() - 1; i >= 0; i--) {
+                String member = members.get(i);
                 int equals = member.indexOf('=');
-                if (equals > 0) {
-                    state.put(member.substring(0, equals).strip(), member.substring(equals + 1).strip());
-                }
+                state.put(member.substring(0, equals).strip(), member.substring(equals + 1).strip());
             }
         }
         return SpanContext.createFromRemoteParent(trace.traceId(), trace.spanId(),
@@ -162,17 +175,20 @@ public final class OpenTelemetryTracing implements Tracing {
 
         private final Span span;
         private final Scope scope;
+        /** The context current before this span became current: put back should the scope fail to close. */
+        private final Context before;
 
-        OpenStep(Span span, Scope scope) {
+        OpenStep(Span span, Scope scope, Context before) {
             this.span = span;
             this.scope = scope;
+            this.before = before;
         }
 
         @Override
         public void outcome(String outcome) {
             try {
                 span.setAttribute(OUTCOME, outcome);
-            } catch (RuntimeException | LinkageError e) {
+            } catch (Exception | LinkageError | AssertionError e) {
                 report("recording an outcome", e);
             }
         }
@@ -183,8 +199,19 @@ public final class OpenTelemetryTracing implements Tracing {
                 // R6.3: the class only; an exception's message may quote a payload.
                 span.setStatus(StatusCode.ERROR, failure.getClass().getName());
                 span.setAttribute(ERROR_TYPE, failure.getClass().getName());
-            } catch (RuntimeException | LinkageError e) {
+            } catch (Exception | LinkageError | AssertionError e) {
                 report("recording a failure", e);
+            }
+        }
+
+        /** A consumer's span must not stay current on a pooled thread: later events there would carry it. */
+        private void restore() {
+            try {
+                if (before != null && Context.current() != before) {
+                    before.makeCurrent(); // its scope is dropped on purpose: this thread goes back to before
+                }
+            } catch (Exception | LinkageError | AssertionError e) {
+                report("restoring the context", e);
             }
         }
 
@@ -194,14 +221,11 @@ public final class OpenTelemetryTracing implements Tracing {
                 if (scope != null) {
                     scope.close();
                 }
-            } catch (RuntimeException | LinkageError e) {
+            } catch (Exception | LinkageError | AssertionError e) {
                 report("leaving a span's scope", e);
+                restore();
             }
-            try {
-                span.end();
-            } catch (RuntimeException | LinkageError e) {
-                report("ending a span", e);
-            }
+            end(span);
         }
     }
 }

@@ -9,6 +9,7 @@ import dev.outbox.spi.OutboundEvent;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -22,9 +23,11 @@ import io.opentelemetry.sdk.trace.data.LinkData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
+import io.opentelemetry.sdk.trace.samplers.Sampler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.time.OffsetDateTime;
 import java.util.Collection;
@@ -37,6 +40,7 @@ import java.util.stream.IntStream;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -182,6 +186,45 @@ class TracingTest {
     }
 
     @Test
+    void aSamplerThatDropsTheConsumersSpanStillPassesTheTraceOnUnsampled() {
+        try (SdkTracerProvider sampledOut = SdkTracerProvider.builder().setSampler(Sampler.alwaysOff()).build()) {
+            Tracing dropping = new OpenTelemetryTracing(sampledOut.get("test"));
+            try (Tracing.Step ignored = dropping.consuming("shipping", paid(RECORDED))) {
+                SpanContext current = Span.current().getSpanContext();
+                assertEquals(TRACE_ID, current.getTraceId(), "still the recording request's trace");
+                assertNotEquals(SPAN_ID, current.getSpanId(), "a span of its own, not the parent handed back");
+                assertTrue(dropping.current().orElseThrow().traceParent().endsWith("-00"),
+                        "what the change records goes on unsampled");
+            }
+        }
+    }
+
+    @Test
+    void aSpanThatThrowsOnEveryCallNeverFailsTheOutbox() {
+        InvocationHandler throwing = (proxy, method, args) -> {
+            throw new IllegalStateException("a misbehaving span");
+        };
+        Span broken = (Span) Proxy.newProxyInstance(Span.class.getClassLoader(), new Class<?>[] {Span.class}, throwing);
+        SpanBuilder builder = (SpanBuilder) Proxy.newProxyInstance(SpanBuilder.class.getClassLoader(),
+                new Class<?>[] {SpanBuilder.class}, (proxy, method, args) -> method.getName().equals("startSpan")
+                        ? broken : proxy);
+        Tracer tracer = (Tracer) Proxy.newProxyInstance(Tracer.class.getClassLoader(), new Class<?>[] {Tracer.class},
+                (proxy, method, args) -> builder);
+        Tracing failing = new OpenTelemetryTracing(tracer);
+        assertDoesNotThrow(() -> {
+            try (Tracing.Step step = failing.consuming("shipping", paid(RECORDED))) {
+                step.outcome("FIRST");
+            }
+            try (Tracing.Step step = failing.sending(List.of())) {
+                step.outcome("delivered 0 of 0");
+                step.failed(new IllegalStateException());
+            }
+        }, "after the send, a span that cannot end must not throw the send's results away");
+        assertSame(Tracing.Step.NONE, failing.consuming("shipping", paid(RECORDED)));
+        assertFalse(Span.current().getSpanContext().isValid(), "nothing left current on this thread");
+    }
+
+    @Test
     void aTraceStateOfMoreThan32MembersKeepsTheNewest32() {
         String members = IntStream.range(0, 40).mapToObj(i -> "v" + i + "=x").collect(Collectors.joining(","));
         SpanContext remote = OpenTelemetryTracing.remote(new TraceContext(RECORDED.traceParent(), members));
@@ -201,6 +244,10 @@ class TracingTest {
                 "W3C ids are lower-case");
         assertEquals(Optional.empty(), TraceContext.read("ff-" + TRACE_ID + "-" + SPAN_ID + "-01", null),
                 "version ff is invalid");
+        for (String version : List.of("FF", "zz", "0g", ".0", "Ab")) {
+            assertEquals(Optional.empty(), TraceContext.read(version + "-" + TRACE_ID + "-" + SPAN_ID + "-01", null),
+                    "a version must be two lower-case hex digits other than ff: " + version);
+        }
         assertEquals(Optional.of(new TraceContext("00-" + TRACE_ID + "-" + SPAN_ID + "-01", null)),
                 TraceContext.read("01-" + TRACE_ID + "-" + SPAN_ID + "-01-later-fields", null),
                 "a later version is read by its first four fields and passed on as 00");
