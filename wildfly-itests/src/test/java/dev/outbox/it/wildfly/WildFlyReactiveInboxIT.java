@@ -34,6 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * item 8: it hands the consumer an IncomingKafkaRecord rather than a ConsumerRecord; a parked record must keep its
  * topic, key and headers all the same. Issue 19 item 3: after a broker outage it resumes, or liveness names it
  * stalled. The channel reads a topic of its own here (arquillian.xml), so no other consumer sees these records.
+ * R6.7: both Kafka consumers, loyalty and invoicing (KafkaInbox, on outbox.Order), process a traced record in a
+ * span of the trace it was recorded in.
  */
 @ExtendWith(ArquillianExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -76,6 +78,35 @@ class WildFlyReactiveInboxIT {
         java.nio.file.Path log = java.nio.file.Path.of(Settings.required("it.server.log"));
         String span = await(Duration.ofSeconds(30), "loyalty's span for the event in server.log",
                 () -> TracedOrders.spans(TracedOrders.log(log), "loyalty process", eventId),
+                spans -> !spans.isEmpty()).get(0);
+        assertTrue(TracedOrders.inTrace(span, traceId) && span.contains(" CONSUMER "),
+                "the consumer's span continues the recording trace " + traceId + ": " + span);
+    }
+
+    /**
+     * R6.7 on WildFly's poll-loop inbox (KafkaInbox): the invoicing consumer reads outbox.Order here; an OrderPlaced
+     * recorded in a traced request (its context in traceparent, as the publisher sends it) is invoiced in a span of
+     * that trace.
+     */
+    @Test
+    @Order(1)
+    void theKafkaInboxConsumersSpanIsInTheTraceTheEventWasRecordedIn() throws Exception {
+        String traceId = UUID.randomUUID().toString().replace("-", "");
+        String orderId = UUID.randomUUID().toString();
+        UUID eventId = UUID.randomUUID();
+        var record = new org.apache.kafka.clients.producer.ProducerRecord<>("outbox.Order", orderId, "{\"amount\":5}");
+        java.util.Map.of("outboxEventId", eventId.toString(), "outboxEventType", "OrderPlaced", "outboxAggregateType",
+                        "Order", "outboxAggregateId", orderId, "outboxAggregateVersion", "1", "outboxSchemaVersion", "1",
+                        "outboxOrdering", "strict", "traceparent", "00-" + traceId + "-00f067aa0ba902b7-01")
+                .forEach((name, value) -> record.headers().add(name, value.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        try (KafkaProducer<String, String> producer = ReactiveInboxParking.producer(Settings.required("it.kafka.bootstrap"))) {
+            producer.send(record).get(30, TimeUnit.SECONDS);
+        }
+        await(Duration.ofSeconds(30), "invoicing applied the traced record",
+                () -> db.count("invoice_entry", "order_id = '" + orderId + "'"), n -> n == 1);
+        java.nio.file.Path log = java.nio.file.Path.of(Settings.required("it.server.log"));
+        String span = await(Duration.ofSeconds(30), "invoicing's span for the event in server.log",
+                () -> TracedOrders.spans(TracedOrders.log(log), "invoicing process", eventId),
                 spans -> !spans.isEmpty()).get(0);
         assertTrue(TracedOrders.inTrace(span, traceId) && span.contains(" CONSUMER "),
                 "the consumer's span continues the recording trace " + traceId + ": " + span);
