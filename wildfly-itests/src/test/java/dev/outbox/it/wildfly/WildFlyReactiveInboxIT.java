@@ -9,6 +9,7 @@ import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.Settings;
 import dev.outbox.it.support.TracedOrders;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
@@ -20,9 +21,12 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -65,22 +69,10 @@ class WildFlyReactiveInboxIT {
     @Test
     @Order(1)
     void theReactiveMessagingConsumersSpanIsInTheTraceTheEventWasRecordedIn() throws Exception {
-        String traceId = UUID.randomUUID().toString().replace("-", "");
         String orderId = UUID.randomUUID().toString();
         UUID eventId = UUID.randomUUID();
-        try (KafkaProducer<String, String> producer = ReactiveInboxParking.producer(Settings.required("it.kafka.bootstrap"))) {
-            var record = ReactiveInboxParking.outboxRecord(TOPIC, orderId, eventId, "{\"amount\":5}", "traced");
-            record.headers().add("traceparent", ("00-" + traceId + "-00f067aa0ba902b7-01").getBytes());
-            producer.send(record).get(30, TimeUnit.SECONDS);
-        }
-        await(Duration.ofSeconds(30), "loyalty applied the traced record",
-                () -> db.count("loyalty_points", "order_id = '" + orderId + "'"), n -> n == 1);
-        java.nio.file.Path log = java.nio.file.Path.of(Settings.required("it.server.log"));
-        String span = await(Duration.ofSeconds(30), "loyalty's span for the event in server.log",
-                () -> TracedOrders.spans(TracedOrders.log(log), "loyalty process", eventId),
-                spans -> !spans.isEmpty()).get(0);
-        assertTrue(TracedOrders.inTrace(span, traceId) && span.contains(" CONSUMER "),
-                "the consumer's span continues the recording trace " + traceId + ": " + span);
+        assertProcessedInTheRecordingTrace(ReactiveInboxParking.outboxRecord(TOPIC, orderId, eventId, "{\"amount\":5}",
+                "traced"), "loyalty", "loyalty_points", orderId, eventId);
     }
 
     /**
@@ -91,22 +83,32 @@ class WildFlyReactiveInboxIT {
     @Test
     @Order(1)
     void theKafkaInboxConsumersSpanIsInTheTraceTheEventWasRecordedIn() throws Exception {
-        String traceId = UUID.randomUUID().toString().replace("-", "");
         String orderId = UUID.randomUUID().toString();
         UUID eventId = UUID.randomUUID();
-        var record = new org.apache.kafka.clients.producer.ProducerRecord<>("outbox.Order", orderId, "{\"amount\":5}");
-        java.util.Map.of("outboxEventId", eventId.toString(), "outboxEventType", "OrderPlaced", "outboxAggregateType",
-                        "Order", "outboxAggregateId", orderId, "outboxAggregateVersion", "1", "outboxSchemaVersion", "1",
-                        "outboxOrdering", "strict", "traceparent", "00-" + traceId + "-00f067aa0ba902b7-01")
-                .forEach((name, value) -> record.headers().add(name, value.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        var record = new ProducerRecord<>("outbox.Order", orderId, "{\"amount\":5}");
+        Map.of("outboxEventId", eventId.toString(), "outboxEventType", "OrderPlaced", "outboxAggregateType", "Order",
+                        "outboxAggregateId", orderId, "outboxAggregateVersion", "1", "outboxSchemaVersion", "1",
+                        "outboxOrdering", "strict")
+                .forEach((name, value) -> record.headers().add(name, value.getBytes(StandardCharsets.UTF_8)));
+        assertProcessedInTheRecordingTrace(record, "invoicing", "invoice_entry", orderId, eventId);
+    }
+
+    /**
+     * Sends {@code record} with the traceparent of a new trace, waits until {@code consumer} applied it (a row for
+     * the order in {@code table}), and finds its CONSUMER span for the event, in that trace, in server.log.
+     */
+    private void assertProcessedInTheRecordingTrace(ProducerRecord<String, String> record, String consumer,
+                                                    String table, String orderId, UUID eventId) throws Exception {
+        String traceId = UUID.randomUUID().toString().replace("-", "");
+        record.headers().add("traceparent", ("00-" + traceId + "-00f067aa0ba902b7-01").getBytes(StandardCharsets.UTF_8));
         try (KafkaProducer<String, String> producer = ReactiveInboxParking.producer(Settings.required("it.kafka.bootstrap"))) {
             producer.send(record).get(30, TimeUnit.SECONDS);
         }
-        await(Duration.ofSeconds(30), "invoicing applied the traced record",
-                () -> db.count("invoice_entry", "order_id = '" + orderId + "'"), n -> n == 1);
-        java.nio.file.Path log = java.nio.file.Path.of(Settings.required("it.server.log"));
-        String span = await(Duration.ofSeconds(30), "invoicing's span for the event in server.log",
-                () -> TracedOrders.spans(TracedOrders.log(log), "invoicing process", eventId),
+        await(Duration.ofSeconds(30), consumer + " applied the traced record",
+                () -> db.count(table, "order_id = '" + orderId + "'"), n -> n == 1);
+        Path log = Path.of(Settings.required("it.server.log"));
+        String span = await(Duration.ofSeconds(30), consumer + "'s span for the event in server.log",
+                () -> TracedOrders.spans(TracedOrders.log(log), consumer + " process", eventId),
                 spans -> !spans.isEmpty()).get(0);
         assertTrue(TracedOrders.inTrace(span, traceId) && span.contains(" CONSUMER "),
                 "the consumer's span continues the recording trace " + traceId + ": " + span);
