@@ -376,13 +376,13 @@ class OutboxBenchmarkIT {
 
     /**
      * Starts the crash server routed to {@code transport} with the benchmark's publisher settings, a queue nobody
-     * reads for the JMS drain, FINE run profiles, and {@code moreVariables}.
+     * reads for the JMS drain, FINE run profiles, and {@code moreConfig}.
      */
-    private static void startBenchServer(Target target, String transport, String moreVariables) throws Exception {
-        startBenchServer(target, transport, WORKERS, moreVariables);
+    private static void startBenchServer(Target target, String transport, String moreConfig) throws Exception {
+        startBenchServer(target, transport, WORKERS, moreConfig);
     }
 
-    private static void startBenchServer(Target target, String transport, int workers, String moreVariables)
+    private static void startBenchServer(Target target, String transport, int workers, String moreConfig)
             throws Exception {
         LibertyProcess server = target.server();
         server.writeOverride("bench.xml", "<server>"
@@ -391,7 +391,7 @@ class OutboxBenchmarkIT {
                 + "<variable name=\"outbox.publisher.workers\" value=\"" + workers + "\"/>"
                 + "<variable name=\"outbox.kafka.bootstrap-servers\" value=\"" + KAFKA + "\"/>"
                 + "<variable name=\"example.benchmark\" value=\"true\"/>"
-                + moreVariables
+                + moreConfig
                 + "<logging traceSpecification=\"*=info:dev.outbox.internal.publish.Publisher=fine\" maxFiles=\"30\"/>"
                 + "<messagingEngine><queue id=\"BenchEvents\" maxMessageDepth=\"5000000\"/>"
                 + "<fileStore fileStoreSize=\"2000\" logFileSize=\"100\"/></messagingEngine>"
@@ -444,7 +444,9 @@ class OutboxBenchmarkIT {
         try (OtlpSink sink = OtlpSink.start()) {
             server.environment(sink.serverEnvironment());
             try {
-                startBenchServer(target, "jms", "<variable name=\"outbox.publisher.enabled\" value=\"false\"/>");
+                // the crash servers leave MicroProfile Telemetry out (example.tracing=off): this run adds it back
+                startBenchServer(target, "jms", "<variable name=\"outbox.publisher.enabled\" value=\"false\"/>"
+                        + "<featureManager><feature>mpTelemetry-2.1</feature></featureManager>");
                 ExampleService.Reply reply = target.service().benchmark("write-overhead?callers=8&traced=true&millis="
                         + millis + "&rounds=" + rounds, Duration.ofMillis(rounds * millis * 2 + 60_000));
                 assertEquals(200, reply.status(), "the traced write-overhead load ran: " + reply.raw());
