@@ -4,6 +4,7 @@ import dev.outbox.InboxedEvent;
 import java.util.function.Function;
 import java.util.Optional;
 import dev.outbox.internal.config.Settings;
+import dev.outbox.internal.inbox.InboxAttempt;
 import dev.outbox.internal.inbox.kafka.DeadLetters;
 import dev.outbox.internal.inbox.kafka.InboxDelivery;
 import dev.outbox.internal.inbox.kafka.KafkaLag;
@@ -29,6 +30,7 @@ import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,8 +41,9 @@ import java.util.logging.Logger;
 /**
  * A Kafka consumer behind the inbox that owns its poll loop, for consumers that must survive broker outages:
  * one thread per subscription (from the platform's managed thread factory, so transactions and CDI work),
- * each record through {@link InboxDelivery}, offsets committed synchronously only after every record of the
- * poll is done with (R5.5). Any broker error (down, rebalanced, commit timed out) closes the consumer and
+ * the records of a poll through the inbox in batches of one transaction each ({@code outbox.inbox.batch-size}),
+ * a batch that fails again record by record through {@link InboxDelivery}, offsets committed synchronously only
+ * after every record of the poll is done with (R5.5). Any broker error (down, rebalanced, commit timed out) closes the consumer and
  * opens a new one, which re-reads from the last committed offset: the inbox absorbs what it re-reads.
  *
  * <pre>{@code
@@ -73,9 +76,13 @@ public class KafkaInbox {
     @Inject
     KafkaLag lag;
 
+    @Inject
+    InboxAttempt attempt;
+
     private final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
     private String bootstrapServers;
     private Map<String, Object> passThrough;
+    private int batchSize;
 
     @PostConstruct
     void configure() {
@@ -84,6 +91,7 @@ public class KafkaInbox {
         // All Kafka settings are checked here, so a bad one stops the start even where nothing publishes to Kafka.
         bootstrapServers = KafkaSettings.read(source, config.getPropertyNames()).bootstrapServers();
         passThrough = new HashMap<>(Settings.KAFKA_CONSUMER.properties(source, config.getPropertyNames()));
+        batchSize = Settings.INBOX_BATCH_SIZE.integer(source);
     }
 
     @PreDestroy
@@ -156,12 +164,21 @@ public class KafkaInbox {
                             continue;
                         }
                         Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
-                        for (ConsumerRecord<String, String> record : records) {
-                            handle(record);
+                        List<ConsumerRecord<String, String>> polled = new ArrayList<>(records.count());
+                        records.forEach(polled::add);
+                        for (int from = 0; from < polled.size(); from += batchSize) {
+                            List<ConsumerRecord<String, String>> batch =
+                                    polled.subList(from, Math.min(polled.size(), from + batchSize));
+                            if (!together(batch)) {
+                                batch.forEach(this::handle);
+                            }
                             watch.progressed(consumer);
-                            done.put(new TopicPartition(record.topic(), record.partition()),
-                                    new OffsetAndMetadata(record.offset() + 1));
+                            for (ConsumerRecord<String, String> record : batch) {
+                                done.put(new TopicPartition(record.topic(), record.partition()),
+                                        new OffsetAndMetadata(record.offset() + 1));
+                            }
                         }
+                        // R5.5: offsets move only past records whose inbox transactions committed (or were parked)
                         kafka.commitSync(done);
                     }
                 } catch (WakeupException | org.apache.kafka.common.errors.InterruptException e) {
@@ -195,6 +212,27 @@ public class KafkaInbox {
             } catch (InterruptedException e) {
                 running = false;
             }
+        }
+
+        /**
+         * The records of one batch in one inbox transaction ({@code outbox.inbox.batch-size}); false when that is
+         * not possible (a record that is no outbox event) or the batch rolled back, and nothing of it committed:
+         * then each record goes on its own, through {@link #handle}.
+         */
+        private boolean together(List<ConsumerRecord<String, String>> batch) {
+            if (batch.size() < 2) {
+                return false;
+            }
+            List<InboxAttempt.Delivery> deliveries = new ArrayList<>(batch.size());
+            for (ConsumerRecord<String, String> record : batch) {
+                RecordHeaders headers = RecordHeaders.of(record);
+                InboxedEvent event = headers.event(record.value()).orElse(null);
+                if (event == null) {
+                    return false;
+                }
+                deliveries.add(new InboxAttempt.Delivery(event, headers.position(), () -> change.accept(event)));
+            }
+            return attempt.attemptTogether(consumer, deliveries).isPresent();
         }
 
         private void handle(ConsumerRecord<String, String> record) {

@@ -77,9 +77,15 @@ public final class ReactiveInboxParking {
     /** An independent OrderPaid as the publisher writes it, for consumer-side tests that bypass the publisher. */
     public static ProducerRecord<String, String> outboxRecord(String topic, String orderId, UUID eventId,
                                                                String payload, String probe) {
-        ProducerRecord<String, String> record = new ProducerRecord<>(topic, orderId, payload);
+        return outboxRecord(topic, orderId, orderId, eventId, "OrderPaid", payload, probe);
+    }
+
+    /** The same with its own key (the partition) and event type. */
+    public static ProducerRecord<String, String> outboxRecord(String topic, String key, String orderId, UUID eventId,
+                                                               String eventType, String payload, String probe) {
+        ProducerRecord<String, String> record = new ProducerRecord<>(topic, key, payload);
         // Independent: the consumer applies it whatever versions it saw of the aggregate (no gap to wait out).
-        Map.of("outboxEventId", eventId.toString(), "outboxEventType", "OrderPaid", "outboxAggregateType", "Order",
+        Map.of("outboxEventId", eventId.toString(), "outboxEventType", eventType, "outboxAggregateType", "Order",
                         "outboxAggregateId", orderId, "outboxAggregateVersion", "1", "outboxSchemaVersion", "1",
                         "outboxOrdering", "independent", "probe", probe)
                 .forEach((name, value) -> record.headers().add(name, value.getBytes(StandardCharsets.UTF_8)));

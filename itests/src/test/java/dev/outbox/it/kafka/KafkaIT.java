@@ -259,6 +259,103 @@ class KafkaIT {
         assertEquals("OrderPlaced", header(parked, "outboxEventType"), "the original headers are kept");
     }
 
+    /**
+     * Issue 20 item 3: the invoicing consumer (KafkaInbox) applies the records of a poll in one inbox transaction.
+     * The records are written straight to the topic with one key, in one producer batch, so they reach the
+     * consumer in one poll: ten new orders' OrderPlaced, one of them twice. Their ten marks commit together (on
+     * PostgreSQL: one transaction id on all of them) and the repeated record is absorbed inside the batch.
+     */
+    @Test
+    @Order(4)
+    void theRecordsOfAPollAreAppliedInOneInboxTransactionAndARepeatWithinItIsAbsorbed() throws Exception {
+        List<String> orders = new ArrayList<>();
+        List<UUID> events = new ArrayList<>();
+        String key = "kafka-batch-" + UUID.randomUUID();
+        List<org.apache.kafka.clients.producer.ProducerRecord<String, String>> records = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            orders.add(UUID.randomUUID().toString());
+            events.add(UUID.randomUUID());
+            records.add(ReactiveInboxParking.outboxRecord("outbox.Order", key, orders.get(i), events.get(i),
+                    "OrderPlaced", "{\"amount\":5}", key));
+        }
+        records.add(records.get(3)); // the same event again, within the poll
+        produceInOneBatch(records);
+
+        await(SOON, "ten invoices", () -> db.count("invoice", "order_id IN (" + quoted(orders) + ")"), n -> n == 10);
+        String marks = "consumer = 'invoicing' AND event_id IN (" + quoted(events.stream().map(UUID::toString).toList()) + ")";
+        await(SOON, "the repeated record absorbed", () -> db.count("processed_event", marks + " AND duplicates = 1"),
+                n -> n == 1);
+        assertEquals(10, db.count("invoice_entry", "order_id IN (" + quoted(orders) + ")"), "each event applied once");
+        assertEquals(10, db.count("processed_event", marks), "one mark per event");
+        if ("postgresql".equals(System.getProperty("it.db"))) {
+            long transactions = (Long) db.rows("SELECT COUNT(DISTINCT CAST(CAST(xmin AS TEXT) AS BIGINT)) FROM"
+                    + " processed_event WHERE " + marks).get(0).get(0);
+            assertEquals(1, transactions, "the ten marks of one poll committed in one transaction");
+        }
+    }
+
+    /**
+     * Issue 20 item 3 when a batch fails: a record whose change throws on every attempt (an OrderPaid for an order
+     * invoicing never saw) sits among nine good ones in one poll. The batch rolls back whole and its records go
+     * again one by one: the poison record alone is parked, each good one is applied exactly once.
+     */
+    @Test
+    @Order(4)
+    void aPoisonRecordInABatchIsParkedAloneAndEveryOtherRecordOfTheBatchIsAppliedOnce() throws Exception {
+        List<String> orders = new ArrayList<>();
+        List<UUID> events = new ArrayList<>();
+        String key = "kafka-batch-poison-" + UUID.randomUUID();
+        List<org.apache.kafka.clients.producer.ProducerRecord<String, String>> records = new ArrayList<>();
+        UUID poison = UUID.randomUUID();
+        for (int i = 0; i < 9; i++) {
+            orders.add(UUID.randomUUID().toString());
+            events.add(UUID.randomUUID());
+            records.add(ReactiveInboxParking.outboxRecord("outbox.Order", key, orders.get(i), events.get(i),
+                    "OrderPlaced", "{\"amount\":5}", key));
+            if (i == 4) {
+                records.add(ReactiveInboxParking.outboxRecord("outbox.Order", key, "no-such-order-" + UUID.randomUUID(),
+                        poison, "OrderPaid", "{\"amount\":5}", key));
+            }
+        }
+        produceInOneBatch(records);
+
+        ConsumerRecord<String, String> parked = await(SOON, "the poison record on outbox.Order.dead-letter",
+                () -> deadLetter(poison.toString()), r -> r != null && "invoicing".equals(header(r, "outboxFailedConsumer")));
+        assertEquals("IllegalStateException", header(parked, "outboxFailure"), "why it was parked");
+        await(SOON, "the nine good orders invoiced", () -> db.count("invoice", "order_id IN (" + quoted(orders) + ")"),
+                n -> n == 9);
+        assertEquals(9, db.count("invoice_entry", "order_id IN (" + quoted(orders) + ")"),
+                "each good record applied once, though its batch rolled back");
+        assertEquals(0, db.count("processed_event", "consumer = 'invoicing' AND event_id = '" + poison + "'"),
+                "no inbox mark for the parked record");
+        assertEquals(1, KafkaTopic.records(broker.bootstrapServers(), "outbox.Order.dead-letter", Duration.ofSeconds(2))
+                .stream().filter(r -> key.equals(r.key()) && "invoicing".equals(header(r, "outboxFailedConsumer")))
+                .count(), "only the poison record of the batch parked by invoicing");
+        assertTrue(ServerLog.messages(server.serverDir()).matches("(?s).*consumer invoicing: a batch of \\d+ rolled back"
+                + " \\(java.lang.IllegalStateException\\).*"), "the batch was tried together first, and rolled back");
+    }
+
+    /** Writes the records in one producer batch (one key: one partition), so a consumer reads them in one poll. */
+    private static void produceInOneBatch(List<org.apache.kafka.clients.producer.ProducerRecord<String, String>> records)
+            throws Exception {
+        java.util.Properties properties = new java.util.Properties();
+        properties.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        properties.put(org.apache.kafka.clients.producer.ProducerConfig.ACKS_CONFIG, "all");
+        properties.put(org.apache.kafka.clients.producer.ProducerConfig.LINGER_MS_CONFIG, "5000");
+        properties.put(org.apache.kafka.clients.producer.ProducerConfig.BATCH_SIZE_CONFIG, "1048576");
+        try (org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
+                     new org.apache.kafka.clients.producer.KafkaProducer<>(properties,
+                             new org.apache.kafka.common.serialization.StringSerializer(),
+                             new org.apache.kafka.common.serialization.StringSerializer())) {
+            List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+            records.forEach(record -> sent.add(producer.send(record)));
+            producer.flush();
+            for (java.util.concurrent.Future<?> future : sent) {
+                future.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        }
+    }
+
     /** Issue 16 item 8 on Liberty (liberty-kafka); WildFlyReactiveInboxIT makes the same check on smallrye-kafka. */
     @Test
     @Order(4)

@@ -6,6 +6,11 @@ import dev.outbox.internal.trace.Tracing;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
 import java.util.logging.Logger;
 
 /**
@@ -87,6 +92,86 @@ public class InboxAttempt {
                     + brokerId);
         }
         return receipt;
+    }
+
+    /** One event of a batch: the event, its id at the broker (for the log), the consumer's change for it. */
+    public record Delivery(InboxedEvent event, String brokerId, Change change) {
+    }
+
+    /**
+     * Several events through the inbox in one transaction, in order: each marked and, when first, changed, all
+     * committed together (R5.1, R5.3 for each), so a consumer pays one commit for many events. A duplicate within
+     * the batch is absorbed by the mark its first delivery wrote. When any event is held (R5.7) or any change or
+     * statement fails, the whole transaction rolls back and nothing of the batch is marked or changed: the caller
+     * then delivers the events one at a time ({@link #attempt}), which holds, retries and parks each alone.
+     *
+     * @return the receipts in the batch's order (FIRST, DUPLICATE or STALE), or empty when the batch rolled back
+     */
+    public Optional<List<Inbox.Receipt>> attemptTogether(String consumer, List<Delivery> batch) {
+        // R6.7: a span per event, as one at a time; each is current while its own mark and change run, and all end
+        // after the commit (last opened, first closed), with the receipt or the batch's rollback as their outcome.
+        Deque<Tracing.Step> spans = new ArrayDeque<>(batch.size());
+        List<Inbox.Receipt> receipts = new ArrayList<>(batch.size());
+        boolean committed = false;
+        try {
+            transaction.run(() -> {
+                for (Delivery delivery : batch) {
+                    InboxedEvent event = delivery.event();
+                    spans.push(tracing.consuming(consumer, event));
+                    Inbox.Receipt decided = inbox.receive(consumer, event.eventId(), event.aggregateType(),
+                            event.aggregateId(), event.aggregateVersion(), event.ordering());
+                    if (decided == Inbox.Receipt.HELD) {
+                        throw new Held();
+                    }
+                    if (decided == Inbox.Receipt.FIRST) {
+                        try {
+                            delivery.change().apply();
+                        } catch (RuntimeException e) {
+                            throw e;
+                        } catch (Exception e) {
+                            throw new CheckedFailure(e);
+                        }
+                    }
+                    receipts.add(decided);
+                }
+                return null;
+            });
+            committed = true;
+        } catch (Held held) {
+            // The held event's span is the newest; the others were rolled back with it.
+            spans.peek().outcome(Inbox.Receipt.HELD.name());
+            LOG.fine(() -> "consumer " + consumer + ": an event of a batch of " + batch.size() + " is held for its"
+                    + " earlier versions; the batch rolled back and goes again one event at a time");
+        } catch (RuntimeException e) {
+            Throwable cause = e instanceof CheckedFailure ? e.getCause() : e;
+            if (receipts.size() < spans.size()) {
+                spans.peek().failed(cause); // the newest event's mark or change threw, not the commit
+            }
+            LOG.info(() -> "consumer " + consumer + ": a batch of " + batch.size() + " rolled back ("
+                    + cause.getClass().getName() + "); its events go again one at a time");
+        } finally {
+            int i = spans.size();
+            for (Tracing.Step span : spans) { // newest first: each span's scope closes before the one it nests in
+                i--;
+                if (committed) {
+                    span.outcome(receipts.get(i).name());
+                } else if (i < receipts.size()) {
+                    span.outcome("ROLLED_BACK");
+                }
+                span.close();
+            }
+        }
+        if (!committed) {
+            return Optional.empty();
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            if (receipts.get(i) == Inbox.Receipt.DUPLICATE) {
+                Delivery duplicate = batch.get(i);
+                LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + duplicate.event().describe()
+                        + ", broker id " + duplicate.brokerId());
+            }
+        }
+        return Optional.of(List.copyOf(receipts));
     }
 
     /** Thrown inside the transaction so the held mark rolls back (R5.7). */
