@@ -2,20 +2,24 @@ package dev.outbox.internal.inbox;
 
 import dev.outbox.Inbox;
 import dev.outbox.InboxedEvent;
+import dev.outbox.internal.persistence.OutboxTransactions;
 import dev.outbox.internal.trace.Tracing;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
  * One attempt of one event through the inbox, the template every consumer shares (the MDB interceptor,
- * KafkaInbox, ReactiveInbox): the mark and the business change in one new local transaction (R5.1, R5.3); a
+ * KafkaInbox, ReactiveInbox), or of a batch of events in one transaction (KafkaInbox, {@link #attemptTogether}): the mark and the business change in one new local transaction (R5.1, R5.3); a
  * duplicate is absorbed without running the change; an event held for its earlier versions (R5.7) rolls the
  * transaction back. What happens next is the consumer's: an MDB fails the delivery so the broker redelivers it, a
  * Kafka consumer retries the record in place. Only after this returns may the message be acknowledged (R5.5).
@@ -33,6 +37,9 @@ public class InboxAttempt {
 
     @Inject
     Tracing tracing;
+
+    @Inject
+    OutboxTransactions transactions;
 
     /** The consumer's business change; a checked exception rolls the transaction back and is rethrown as is. */
     @FunctionalInterface
@@ -65,20 +72,14 @@ public class InboxAttempt {
             throws Exception {
         Inbox.Receipt receipt;
         try {
-            receipt = transaction.run(() -> {
+            receipt = inOneTransaction(() -> {
                 Inbox.Receipt decided = inbox.receive(consumer, event.eventId(), event.aggregateType(),
                         event.aggregateId(), event.aggregateVersion(), event.ordering());
                 if (decided == Inbox.Receipt.HELD) {
                     throw new Held();
                 }
                 if (decided == Inbox.Receipt.FIRST) {
-                    try {
-                        change.apply();
-                    } catch (RuntimeException e) {
-                        throw e;
-                    } catch (Exception e) {
-                        throw new CheckedFailure(e);
-                    }
+                    apply(change);
                 }
                 return decided;
             });
@@ -86,6 +87,8 @@ public class InboxAttempt {
             return Inbox.Receipt.HELD;
         } catch (CheckedFailure failure) {
             throw (Exception) failure.getCause();
+        } catch (ChangeError failure) {
+            throw (Error) failure.getCause();
         }
         if (receipt == Inbox.Receipt.DUPLICATE) {
             LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + event.describe() + ", broker id "
@@ -114,7 +117,7 @@ public class InboxAttempt {
         List<Inbox.Receipt> receipts = new ArrayList<>(batch.size());
         boolean committed = false;
         try {
-            transaction.run(() -> {
+            inOneTransaction(() -> {
                 for (Delivery delivery : batch) {
                     InboxedEvent event = delivery.event();
                     spans.push(tracing.consuming(consumer, event));
@@ -124,31 +127,29 @@ public class InboxAttempt {
                         throw new Held();
                     }
                     if (decided == Inbox.Receipt.FIRST) {
-                        try {
-                            delivery.change().apply();
-                        } catch (RuntimeException e) {
-                            throw e;
-                        } catch (Exception e) {
-                            throw new CheckedFailure(e);
-                        }
+                        apply(delivery.change());
                     }
                     receipts.add(decided);
                 }
                 return null;
             });
             committed = true;
+        } catch (ChangeError failure) {
+            throw (Error) failure.getCause(); // spans end in finally; the caller's thread decides what an Error means
         } catch (Held held) {
             // The held event's span is the newest; the others were rolled back with it.
             spans.peek().outcome(Inbox.Receipt.HELD.name());
             LOG.fine(() -> "consumer " + consumer + ": an event of a batch of " + batch.size() + " is held for its"
                     + " earlier versions; the batch rolled back and goes again one event at a time");
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
+            // Whatever the transaction threw, a checked exception from a commit included: nothing committed.
             Throwable cause = e instanceof CheckedFailure ? e.getCause() : e;
             if (receipts.size() < spans.size()) {
                 spans.peek().failed(cause); // the newest event's mark or change threw, not the commit
             }
-            LOG.info(() -> "consumer " + consumer + ": a batch of " + batch.size() + " rolled back ("
-                    + cause.getClass().getName() + "); its events go again one at a time");
+            LOG.info(() -> "consumer " + consumer + ": a batch of " + batch.size() + " (" + batch.get(0).brokerId()
+                    + " to " + batch.get(batch.size() - 1).brokerId() + ") rolled back (" + cause.getClass().getName()
+                    + "); its events go again one at a time");
         } finally {
             int i = spans.size();
             for (Tracing.Step span : spans) { // newest first: each span's scope closes before the one it nests in
@@ -172,6 +173,64 @@ public class InboxAttempt {
             }
         }
         return Optional.of(List.copyOf(receipts));
+    }
+
+    /**
+     * Runs {@code work} in the inbox's own new transaction and returns only if that transaction committed. A change
+     * that swallowed a failure after its transaction was marked rollback-only, or a transaction that timed out,
+     * ends in a rollback some servers report by returning normally: that must not pass for a commit, or the message
+     * would be acknowledged with nothing applied (R5.3, R5.5).
+     */
+    private <T> T inOneTransaction(Supplier<T> work) {
+        Completion completion = new Completion();
+        T result = transaction.run(() -> {
+            transactions.registry().registerInterposedSynchronization(completion);
+            T done = work.get();
+            if (transactions.registry().getRollbackOnly()) {
+                throw new IllegalStateException("the inbox transaction was marked rollback-only by the change");
+            }
+            return done;
+        });
+        if (completion.status != Status.STATUS_COMMITTED) {
+            throw new IllegalStateException("the inbox transaction ended without a commit (JTA status "
+                    + completion.status + ")");
+        }
+        return result;
+    }
+
+    /** Runs a change inside the transaction; anything it throws rolls the transaction back, an Error too. */
+    private static void apply(Change change) {
+        try {
+            change.apply();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new CheckedFailure(e);
+        } catch (Error e) {
+            // @Transactional rolls back on RuntimeException; an Error is carried out in one so it does too (R5.3).
+            throw new ChangeError(e);
+        }
+    }
+
+    /** What the transaction came to, from its interposed synchronization. */
+    private static final class Completion implements Synchronization {
+        volatile int status = Status.STATUS_UNKNOWN;
+
+        @Override
+        public void beforeCompletion() {
+        }
+
+        @Override
+        public void afterCompletion(int status) {
+            this.status = status;
+        }
+    }
+
+    /** Carries an Error of the business change out of the transaction, which it rolls back. */
+    private static final class ChangeError extends RuntimeException {
+        ChangeError(Error cause) {
+            super(cause);
+        }
     }
 
     /** Thrown inside the transaction so the held mark rolls back (R5.7). */
