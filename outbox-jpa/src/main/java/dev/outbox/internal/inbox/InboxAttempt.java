@@ -128,6 +128,11 @@ public class InboxAttempt {
                     }
                     if (decided == Inbox.Receipt.FIRST) {
                         apply(delivery.change());
+                        if (transactions.registry().getRollbackOnly()) {
+                            // Blame this event, not the next one, whose mark would fail on the doomed transaction.
+                            throw new IllegalStateException("the change of " + event.describe()
+                                    + " left the inbox transaction rollback-only");
+                        }
                     }
                     receipts.add(decided);
                 }
@@ -185,7 +190,14 @@ public class InboxAttempt {
         Completion completion = new Completion();
         T result = transaction.run(() -> {
             transactions.registry().registerInterposedSynchronization(completion);
-            T done = work.get();
+            T done;
+            try {
+                done = work.get();
+            } catch (Error e) {
+                // @Transactional rolls back on a RuntimeException; an Error is carried out in one so it does on
+                // every server, wherever it came from (the change, the mark, a tracer) (R5.3).
+                throw new ChangeError(e);
+            }
             if (transactions.registry().getRollbackOnly()) {
                 throw new IllegalStateException("the inbox transaction was marked rollback-only by the change");
             }
@@ -198,17 +210,14 @@ public class InboxAttempt {
         return result;
     }
 
-    /** Runs a change inside the transaction; anything it throws rolls the transaction back, an Error too. */
+    /** Runs a change inside the transaction; anything it throws rolls the transaction back (an Error: see above). */
     private static void apply(Change change) {
         try {
             change.apply();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             throw e;
         } catch (Exception e) {
             throw new CheckedFailure(e);
-        } catch (Error e) {
-            // @Transactional rolls back on RuntimeException; an Error is carried out in one so it does too (R5.3).
-            throw new ChangeError(e);
         }
     }
 
@@ -226,7 +235,7 @@ public class InboxAttempt {
         }
     }
 
-    /** Carries an Error of the business change out of the transaction, which it rolls back. */
+    /** Carries an Error out of the transaction, which it rolls back. */
     private static final class ChangeError extends RuntimeException {
         ChangeError(Error cause) {
             super(cause);

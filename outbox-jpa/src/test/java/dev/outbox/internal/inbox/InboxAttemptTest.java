@@ -26,8 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The inbox's transaction template (R5.3, R5.5) against a transaction that behaves as the servers' do: an
  * exception rolls it back and is rethrown; a transaction marked rollback-only rolls back and returns normally
- * (Narayana's {@code @Transactional} on WildFly); an Error leaves it to commit (an interceptor that catches only
- * Exception). Whatever did not commit must not come back as applied, or the message would be acknowledged.
+ * (Narayana's {@code @Transactional} on WildFly); an Error leaves it to commit, the worst an interceptor could do
+ * (the specification names only RuntimeException as rolling back). Whatever did not commit must not come back as
+ * applied, or the message would be acknowledged.
  */
 class InboxAttemptTest {
 

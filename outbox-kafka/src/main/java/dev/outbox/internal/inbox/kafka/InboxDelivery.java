@@ -54,7 +54,9 @@ public class InboxDelivery {
             Inbox.Receipt receipt;
             try {
                 receipt = attempt.attempt(consumer, event, position, () -> change.accept(event));
-            } catch (Exception e) {
+            } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
+                // A change's Error that repeats with its input (a missing class, an assertion, a recursion) is a
+                // failed attempt and parks like any other; an OutOfMemoryError or an internal error goes on up.
                 watch.progressed(consumer); // a failed attempt is an attempt: the consumer is alive (ConsumerWatch)
                 if (Causes.isDatabaseOutage(e)) {
                     LOG.warning(() -> "consumer " + consumer + " cannot reach its database for " + event.describe()
