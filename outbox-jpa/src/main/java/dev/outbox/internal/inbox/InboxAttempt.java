@@ -19,10 +19,11 @@ import java.util.logging.Logger;
 
 /**
  * One attempt of one event through the inbox, the template every consumer shares (the MDB interceptor,
- * KafkaInbox, ReactiveInbox), or of a batch of events in one transaction (KafkaInbox, {@link #attemptTogether}): the mark and the business change in one new local transaction (R5.1, R5.3); a
- * duplicate is absorbed without running the change; an event held for its earlier versions (R5.7) rolls the
- * transaction back. What happens next is the consumer's: an MDB fails the delivery so the broker redelivers it, a
- * Kafka consumer retries the record in place. Only after this returns may the message be acknowledged (R5.5).
+ * KafkaInbox, ReactiveInbox), or of a batch of events in one transaction (KafkaInbox, {@link #attemptTogether}):
+ * the mark and the business change in one new local transaction (R5.1, R5.3); a duplicate is absorbed without
+ * running the change; an event held for its earlier versions (R5.7) rolls the transaction back. What happens next
+ * is the consumer's: an MDB fails the delivery so the broker redelivers it, a Kafka consumer retries the record in
+ * place. Only after this returns may the message be acknowledged (R5.5).
  */
 @ApplicationScoped
 public class InboxAttempt {
@@ -72,17 +73,7 @@ public class InboxAttempt {
             throws Exception {
         Inbox.Receipt receipt;
         try {
-            receipt = inOneTransaction(() -> {
-                Inbox.Receipt decided = inbox.receive(consumer, event.eventId(), event.aggregateType(),
-                        event.aggregateId(), event.aggregateVersion(), event.ordering());
-                if (decided == Inbox.Receipt.HELD) {
-                    throw new Held();
-                }
-                if (decided == Inbox.Receipt.FIRST) {
-                    apply(change);
-                }
-                return decided;
-            });
+            receipt = inOneTransaction(() -> markAndApply(consumer, event, change));
         } catch (Held held) {
             return Inbox.Receipt.HELD;
         } catch (CheckedFailure failure) {
@@ -91,10 +82,34 @@ public class InboxAttempt {
             throw (Error) failure.getCause();
         }
         if (receipt == Inbox.Receipt.DUPLICATE) {
-            LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + event.describe() + ", broker id "
-                    + brokerId);
+            logDuplicate(consumer, event, brokerId);
         }
         return receipt;
+    }
+
+    /**
+     * One event's part of an inbox transaction: its mark, then its change when the mark was the first. A held event
+     * throws, so the transaction rolls back (R5.7); a change that leaves the transaction rollback-only is named here,
+     * before anything else runs on the doomed transaction.
+     */
+    private Inbox.Receipt markAndApply(String consumer, InboxedEvent event, Change change) {
+        Inbox.Receipt decided = inbox.receive(consumer, event.eventId(), event.aggregateType(), event.aggregateId(),
+                event.aggregateVersion(), event.ordering());
+        if (decided == Inbox.Receipt.HELD) {
+            throw new Held();
+        }
+        if (decided == Inbox.Receipt.FIRST) {
+            apply(change);
+            if (transactions.registry().getRollbackOnly()) {
+                throw new IllegalStateException("the change of " + event.describe()
+                        + " left the inbox transaction rollback-only");
+            }
+        }
+        return decided;
+    }
+
+    private static void logDuplicate(String consumer, InboxedEvent event, String brokerId) {
+        LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + event.describe() + ", broker id " + brokerId);
     }
 
     /** One event of a batch: the event, its id at the broker (for the log), the consumer's change for it. */
@@ -119,22 +134,8 @@ public class InboxAttempt {
         try {
             inOneTransaction(() -> {
                 for (Delivery delivery : batch) {
-                    InboxedEvent event = delivery.event();
-                    spans.push(tracing.consuming(consumer, event));
-                    Inbox.Receipt decided = inbox.receive(consumer, event.eventId(), event.aggregateType(),
-                            event.aggregateId(), event.aggregateVersion(), event.ordering());
-                    if (decided == Inbox.Receipt.HELD) {
-                        throw new Held();
-                    }
-                    if (decided == Inbox.Receipt.FIRST) {
-                        apply(delivery.change());
-                        if (transactions.registry().getRollbackOnly()) {
-                            // Blame this event, not the next one, whose mark would fail on the doomed transaction.
-                            throw new IllegalStateException("the change of " + event.describe()
-                                    + " left the inbox transaction rollback-only");
-                        }
-                    }
-                    receipts.add(decided);
+                    spans.push(tracing.consuming(consumer, delivery.event()));
+                    receipts.add(markAndApply(consumer, delivery.event(), delivery.change()));
                 }
                 return null;
             });
@@ -172,9 +173,7 @@ public class InboxAttempt {
         }
         for (int i = 0; i < batch.size(); i++) {
             if (receipts.get(i) == Inbox.Receipt.DUPLICATE) {
-                Delivery duplicate = batch.get(i);
-                LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + duplicate.event().describe()
-                        + ", broker id " + duplicate.brokerId());
+                logDuplicate(consumer, batch.get(i).event(), batch.get(i).brokerId());
             }
         }
         return Optional.of(List.copyOf(receipts));

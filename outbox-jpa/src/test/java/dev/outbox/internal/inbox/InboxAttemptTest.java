@@ -4,11 +4,10 @@ import dev.outbox.EventId;
 import dev.outbox.Inbox;
 import dev.outbox.InboxedEvent;
 import dev.outbox.Ordering;
+import dev.outbox.internal.persistence.FakeTransaction;
 import dev.outbox.internal.persistence.OutboxTransactions;
 import dev.outbox.internal.trace.Tracing;
 import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -47,7 +46,7 @@ class InboxAttemptTest {
             }
         };
         attempt.transaction = server;
-        attempt.transactions = OutboxTransactions.of(server);
+        attempt.transactions = OutboxTransactions.of(server.registry);
         attempt.tracing = Tracing.NONE;
     }
 
@@ -116,16 +115,15 @@ class InboxAttemptTest {
      * A REQUIRES_NEW transaction as the servers run one: begin, the work, then rollback on an exception (rethrown),
      * a silent rollback when marked rollback-only, and otherwise a commit, Errors included.
      */
-    private static final class ServerTransaction extends InboxTransaction implements TransactionSynchronizationRegistry {
+    private static final class ServerTransaction extends InboxTransaction {
+        final FakeTransaction registry = new FakeTransaction();
         final List<Integer> outcomes = new ArrayList<>();
-        final List<Synchronization> synchronizations = new ArrayList<>();
-        boolean rollbackOnly;
         boolean silentlyRollsBack;
 
         @Override
         public <T> T run(Supplier<T> work) {
-            synchronizations.clear();
-            rollbackOnly = false;
+            registry.synchronizations.clear();
+            registry.rollbackOnly = false;
             T result;
             try {
                 result = work.get();
@@ -136,47 +134,17 @@ class InboxAttemptTest {
                 end(Status.STATUS_COMMITTED);
                 throw e;
             }
-            end(rollbackOnly || silentlyRollsBack ? Status.STATUS_ROLLEDBACK : Status.STATUS_COMMITTED);
+            end(registry.rollbackOnly || silentlyRollsBack ? Status.STATUS_ROLLEDBACK : Status.STATUS_COMMITTED);
             return result;
+        }
+
+        void setRollbackOnly() {
+            registry.setRollbackOnly();
         }
 
         private void end(int status) {
             outcomes.add(status);
-            synchronizations.forEach(s -> s.afterCompletion(status));
-        }
-
-        @Override
-        public Object getTransactionKey() {
-            return this;
-        }
-
-        @Override
-        public void putResource(Object key, Object value) {
-        }
-
-        @Override
-        public Object getResource(Object key) {
-            return null;
-        }
-
-        @Override
-        public void registerInterposedSynchronization(Synchronization sync) {
-            synchronizations.add(sync);
-        }
-
-        @Override
-        public int getTransactionStatus() {
-            return Status.STATUS_ACTIVE;
-        }
-
-        @Override
-        public void setRollbackOnly() {
-            rollbackOnly = true;
-        }
-
-        @Override
-        public boolean getRollbackOnly() {
-            return rollbackOnly;
+            registry.complete(status);
         }
     }
 }

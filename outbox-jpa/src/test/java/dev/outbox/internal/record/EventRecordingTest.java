@@ -13,6 +13,7 @@ import dev.outbox.internal.record.OutboxCommitted;
 import dev.outbox.PublishingProtocol;
 import dev.outbox.internal.config.OutboxSettings;
 import dev.outbox.internal.persistence.Dialect;
+import dev.outbox.internal.persistence.FakeTransaction;
 import dev.outbox.internal.persistence.FreshH2;
 import dev.outbox.internal.persistence.H2Dialect;
 import dev.outbox.internal.persistence.OutboxDataSource;
@@ -20,8 +21,6 @@ import dev.outbox.internal.persistence.OutboxRows;
 import dev.outbox.internal.persistence.OutboxTransactions;
 import jakarta.enterprise.event.Event;
 import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,9 +33,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -236,52 +233,5 @@ class EventRecordingTest {
         assertEquals(1, announced.size());
         assertEquals(ids, announced.get(0).eventIds().subList(0, 2));
         assertEquals(3, announced.get(0).eventIds().size());
-    }
-
-    /** A JTA transaction as the registry shows it: status, resources, synchronizations. */
-    private static final class FakeTransaction implements TransactionSynchronizationRegistry {
-        int status = Status.STATUS_ACTIVE;
-        boolean rollbackOnly;
-        final Map<Object, Object> resources = new HashMap<>();
-        final List<Synchronization> synchronizations = new ArrayList<>();
-
-        void complete(int outcome) {
-            synchronizations.forEach(s -> s.afterCompletion(outcome));
-        }
-
-        @Override
-        public Object getTransactionKey() {
-            return this;
-        }
-
-        @Override
-        public void putResource(Object key, Object value) {
-            resources.put(key, value);
-        }
-
-        @Override
-        public Object getResource(Object key) {
-            return resources.get(key);
-        }
-
-        @Override
-        public void registerInterposedSynchronization(Synchronization sync) {
-            synchronizations.add(sync);
-        }
-
-        @Override
-        public int getTransactionStatus() {
-            return status;
-        }
-
-        @Override
-        public void setRollbackOnly() {
-            rollbackOnly = true;
-        }
-
-        @Override
-        public boolean getRollbackOnly() {
-            return rollbackOnly;
-        }
     }
 }
