@@ -12,7 +12,9 @@
 # Test settings: fsync, full_page_writes and synchronous_commit are off (speed, not durability), unless "durable"
 # is given: then PostgreSQL's durable defaults, which a drill that halts the database needs (with
 # synchronous_commit off, an immediate shutdown loses the last commits it had acknowledged).
-# max_prepared_transactions is on for consumers that use XA.
+# max_prepared_transactions is on for consumers that use XA. wal_level is logical, so the benchmark's
+# change-data-capture peer (Debezium) can decode the WAL; the superuser "postgres" (trust on loopback) owns its
+# replication slot.
 set -euo pipefail
 
 usage="usage: pg-test-cluster.sh start <dir> [port] [durable] | stop|resume <dir> [port] | halt <dir> immediate|sigkill"
@@ -53,7 +55,7 @@ grant_search_to_postgres() {
 run_server() {
   [ -f "$dir/durability" ] || { echo "pg-test-cluster: $dir was not made by this script's start" >&2; exit 1; }
   as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start \
-    -o "-p $port -h 127.0.0.1 -k $dir -c max_prepared_transactions=50 $(cat "$dir/durability")" >/dev/null
+    -o "-p $port -h 127.0.0.1 -k $dir -c max_prepared_transactions=50 -c wal_level=logical $(cat "$dir/durability")" >/dev/null
 }
 
 stop() {

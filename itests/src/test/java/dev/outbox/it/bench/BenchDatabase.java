@@ -21,13 +21,13 @@ enum BenchDatabase {
         }
 
         @Override
-        String insertPending(String tag, int events) {
-            return "INSERT INTO outbox_event (" + RecordedRow.COLUMNS + ")"
+        String insertPending(String table, String tag, int from, int until, int events) {
+            return "INSERT INTO " + table + " (" + RecordedRow.COLUMNS + ")"
                     + " SELECT gen_random_uuid(), 'Bench', '" + tag + "-' || (g % 1000), g / 1000 + 1, 'BenchNoted', 1,"
                     + " '{\"n\":' || g || ',\"pad\":\"' || repeat('x', 150) || '\"}', NULL,"
                     + " now() - (" + events + " - g) * interval '1 microsecond', 'PENDING', 0,"
                     + " now() - (" + events + " - g) * interval '1 microsecond', 0,"
-                    + " NULL FROM generate_series(0, " + (events - 1) + ") g";
+                    + " NULL FROM generate_series(" + from + ", " + (until - 1) + ") g";
         }
 
         @Override
@@ -52,13 +52,13 @@ enum BenchDatabase {
         }
 
         @Override
-        String insertPending(String tag, int events) {
-            return "INSERT INTO outbox_event (" + RecordedRow.COLUMNS + ")"
+        String insertPending(String table, String tag, int from, int until, int events) {
+            return "INSERT INTO " + table + " (" + RecordedRow.COLUMNS + ")"
                     + " SELECT UUID(), 'Bench', CONCAT('" + tag + "-', seq % 1000), seq DIV 1000 + 1, 'BenchNoted', 1,"
                     + " CONCAT('{\"n\":', seq, ',\"pad\":\"', REPEAT('x', 150), '\"}'), NULL,"
                     + " NOW(6) - INTERVAL (" + events + " - seq) MICROSECOND, 'PENDING', 0,"
                     + " NOW(6) - INTERVAL (" + events + " - seq) MICROSECOND, 0,"
-                    + " NULL FROM seq_0_to_" + (events - 1);
+                    + " NULL FROM seq_" + from + "_to_" + (until - 1);
         }
 
         @Override
@@ -77,7 +77,16 @@ enum BenchDatabase {
 
     abstract Dialect dialect();
 
-    abstract String insertPending(String tag, int events);
+    /** The whole backlog of {@code events} pending rows in outbox_event. */
+    final String insertPending(String tag, int events) {
+        return insertPending("outbox_event", tag, 0, events, events);
+    }
+
+    /**
+     * Rows {@code from} (inclusive) to {@code until} of a backlog of {@code events} into {@code table}, an outbox
+     * table or one of its shape: a backlog loaded in parts is the same rows as one loaded at once.
+     */
+    abstract String insertPending(String table, String tag, int from, int until, int events);
 
     abstract String insertHistory(int rows);
 

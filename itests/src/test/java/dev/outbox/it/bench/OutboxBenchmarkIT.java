@@ -183,6 +183,19 @@ class OutboxBenchmarkIT {
     }
 
     @Test
+    void theChangeDataCapturePeerAlone() throws Exception {
+        Assumptions.assumeTrue("debezium".equals(ONLY), "runs with -Dit.bench.only=debezium");
+        BenchmarkTable table = new BenchmarkTable();
+        prepare(pg);
+        Drain kafka = drain(pg, "kafka", EVENTS);
+        table.add("B2 drain to Kafka, " + EVENTS + " pending", rate(kafka.rate()), ">= 20,000/s", "-", "-");
+        debeziumDrainRow(table, kafka);
+        int perSecond = intSetting("it.bench.rate", 500);
+        debeziumLatencyRows(table, new int[] {perSecond}, Map.of());
+        // Each row is printed as it is added ("benchmark | ..." lines); nothing is written to results.md.
+    }
+
+    @Test
     void theDrainRatesAgainstTheMachinesLimits() throws Exception {
         Assumptions.assumeTrue(ONLY.isBlank(), "-Dit.bench.only runs one scenario");
         BenchmarkTable table = new BenchmarkTable();
@@ -198,6 +211,9 @@ class OutboxBenchmarkIT {
         table.add("B2 drain to Kafka, " + EVENTS + " pending", rate(kafka.rate()), ">= 20,000/s; >= 5x the peer",
                 rate(peer) + " (gruelbox transaction-outbox 4.2.268)", String.format("%.1fx the peer; %.2f of the"
                         + " slower B0 limit", kafka.rate() / peer, kafka.rate() / Math.min(sql, producer)));
+        if (FULL) {
+            debeziumDrainRow(table, kafka);
+        }
         Drain twoWorkers = drain(pg, "kafka", EVENTS, 2);
         table.add("B2 drain to Kafka, " + EVENTS + " pending, 2 workers (outbox.publisher.workers)",
                 rate(twoWorkers.rate()), ">= 20,000/s", "not measured",
@@ -222,9 +238,15 @@ class OutboxBenchmarkIT {
 
         // The issue's rate, and a rate this machine sustains end to end (load, publisher, broker, consumers and
         // PostgreSQL share its cores), which shows what the outbox itself adds.
-        for (int perSecond : FULL ? new int[] {100, 500} : new int[] {50}) {
+        int[] rates = FULL ? new int[] {100, 500} : new int[] {50};
+        Map<Integer, Map<String, Latency>> kafkaLatency = new java.util.HashMap<>();
+        for (int perSecond : rates) {
             latencyRow(table, "JMS", "p99 <= 50 ms", latency("jms", perSecond, List.of("shipping")));
-            latencyRow(table, "Kafka", "p99 <= 100 ms", latency("kafka", perSecond, List.of("invoicing", "loyalty")));
+            kafkaLatency.put(perSecond, latency("kafka", perSecond, List.of("invoicing", "loyalty")));
+            latencyRow(table, "Kafka", "p99 <= 100 ms", kafkaLatency.get(perSecond));
+        }
+        if (FULL) {
+            debeziumLatencyRows(table, rates, kafkaLatency);
         }
 
         // MariaDB beside PostgreSQL (issue 18): the same SQL limit, drain, history and write overhead.
@@ -260,6 +282,40 @@ class OutboxBenchmarkIT {
 
         assertTrue(kafka.rate() > 0 && jms.rate() > 0 && withHistory.rate() > 0 && mariaKafka.rate() > 0
                 && mariaHistory.rate() > 0, "every drain delivered");
+    }
+
+    /**
+     * B2's second peer (issue 20 item 4): Debezium capturing a backlog of the same rows in a table of the outbox's
+     * shape on the same PostgreSQL into the same broker. Only in {@code -Pbenchmark} and
+     * {@code -Dit.bench.only=debezium}: its engine and slot cost CI time and the smoke run's backlog shows nothing.
+     */
+    private void debeziumDrainRow(BenchmarkTable table, Drain ours) throws Exception {
+        try (DebeziumPeer debezium = DebeziumPeer.start(pg.jdbc(), producerSettings(), pg.db())) {
+            double rate = debezium.drain(EVENTS);
+            table.add("B2 peer: " + DebeziumPeer.NAME + ", " + EVENTS + " rows committed while it was stopped",
+                    rate(rate), "ours ahead", "-", String.format("ours is %.2fx", ours.rate() / rate));
+        }
+    }
+
+    /**
+     * B3 for the Debezium peer at the rates ours ran: single-row transactions into its captured table, commit to a
+     * plain consumer's poll. Compared with ours through Kafka, whose figure runs to the consumer's inbox mark (a
+     * transaction more) and whose load is the example's note command (a business transaction, not a bare insert).
+     */
+    private void debeziumLatencyRows(BenchmarkTable table, int[] rates, Map<Integer, Map<String, Latency>> ours)
+            throws Exception {
+        try (DebeziumPeer debezium = DebeziumPeer.start(pg.jdbc(), producerSettings(), pg.db())) {
+            for (int perSecond : rates) {
+                DebeziumPeer.Latency l = debezium.latency(perSecond, FULL ? 8_000 : 1_000, FULL ? 15_000 : 3_000);
+                String compared = ours.getOrDefault(perSecond, Map.of()).entrySet().stream()
+                        .map(e -> String.format("ours (%s) p99 is %.1fx", e.getKey(), e.getValue().p99() / l.p99()))
+                        .collect(java.util.stream.Collectors.joining("; "));
+                table.add(String.format("B3 peer: %s, commit to a plain consumer, %d events/s asked, %,.0f achieved,"
+                                + " for %.0f s", DebeziumPeer.NAME, perSecond, l.events() / l.seconds(), l.seconds()),
+                        String.format("p50 %.0f ms, p99 %.0f ms", l.p50(), l.p99()), "ours within 2x", "-",
+                        compared.isEmpty() ? "-" : compared);
+            }
+        }
     }
 
     /**
