@@ -165,7 +165,9 @@ class OutboxBenchmarkIT {
         BenchmarkTable table = new BenchmarkTable();
         for (Target target : List.of(pg, maria)) {
             prepare(target);
-            writeOverheadRow(table, target, writeOverhead(target));
+            jakarta.json.JsonObject b1 = writeOverhead(target);
+            writeOverheadRow(table, target, b1);
+            writeOverheadBoundRow(table, target, b1);
         }
         writeOverheadRow(table, pg, tracedWriteOverhead(pg));
         // Each row is printed as it is added ("benchmark | ..." lines); nothing is written to results.md.
@@ -234,6 +236,7 @@ class OutboxBenchmarkIT {
                 "-", String.format("%.2f", (double) big.peakHeapBytes() / Math.max(1, kafka.peakHeapBytes())));
         jakarta.json.JsonObject b1 = writeOverhead(pg);
         writeOverheadRow(table, pg, b1);
+        writeOverheadBoundRow(table, pg, b1);
         writeOverheadRow(table, pg, tracedWriteOverhead(pg));
 
         // The issue's rate, and a rate this machine sustains end to end (load, publisher, broker, consumers and
@@ -265,7 +268,9 @@ class OutboxBenchmarkIT {
                 rate(mariaHistory.rate()), "ratio >= 0.9", "-", String.format("%.2f of the empty-table drain",
                         mariaHistory.rate() / mariaKafka.rate()));
         table.note("B4 claim plan on MariaDB (EXPLAIN, one row per table): " + mariaHistory.plan());
-        writeOverheadRow(table, maria, writeOverhead(maria));
+        jakarta.json.JsonObject mariaB1 = writeOverhead(maria);
+        writeOverheadRow(table, maria, mariaB1);
+        writeOverheadBoundRow(table, maria, mariaB1);
 
         // What production costs (issue 20): only at the issue's sizes, as the smoke run's tiny backlog shows no
         // commit cost and CI time is short.
@@ -337,7 +342,9 @@ class OutboxBenchmarkIT {
                     ">= 20,000/s", "not measured", String.format("%.2f of the slower B0 limit; %.2f of the fsync-off"
                             + " drain", durableKafka.rate() / Math.min(durableSql, producer),
                             durableKafka.rate() / kafka.rate()));
-            writeOverheadRow(table, durable, writeOverhead(durable));
+            jakarta.json.JsonObject durableB1 = writeOverhead(durable);
+            writeOverheadRow(table, durable, durableB1);
+            writeOverheadBoundRow(table, durable, durableB1);
         } finally {
             // Whatever failed: the crash server stopped and pointed back at the run's own database before the
             // cluster goes, so no later suite meets a server on a stopped database.
@@ -375,6 +382,21 @@ class OutboxBenchmarkIT {
                         b1.getJsonNumber("withoutPerSecond").doubleValue()), "ratio >= 0.85", "not measured",
                 String.format("%.2f", b1.getJsonNumber("ratio").doubleValue()));
         table.note(on + "B1 rounds (tx/s with, without): " + b1.getJsonArray("rounds"));
+    }
+
+    /**
+     * B1's bound (issue 20 item 2): the same command's SQL from JDBC with no server, at the server's B1 rounds, on the
+     * same database right after it; the server's ratio as a fraction of the database's own.
+     */
+    private static void writeOverheadBoundRow(BenchmarkTable table, Target target, jakarta.json.JsonObject b1)
+            throws Exception {
+        SqlWriteOverhead.Figures bound = new SqlWriteOverhead(target.jdbc(), target.kind().dialect())
+                .measure(FULL ? 5000 : 1000, FULL ? 4 : 1);
+        double ours = b1.getJsonNumber("ratio").doubleValue();
+        table.add(target.label() + "B1 database bound: the note command's SQL alone with / without the outbox row,"
+                        + " 8 JDBC callers, no server", String.format("%,.0f / %,.0f tx/s", bound.withPerSecond(),
+                        bound.withoutPerSecond()), "-", "-",
+                String.format("%.2f; the server's B1 ratio is %.2f of it", bound.ratio(), ours / bound.ratio()));
     }
 
     /** One drain: its rate, the server's peak heap, where the publisher's time went, the claim's plan before it. */
