@@ -50,9 +50,11 @@ import static dev.outbox.it.support.Eventually.await;
  *
  * <p>The engine hands batches to {@link #handleBatch}, which does what Debezium Server's Kafka sink does: sends
  * the batch, waits for every acknowledgement, then marks the records processed, so an offset moves only past
- * what the broker has. Debezium's defaults otherwise, with one change in its favour: {@code poll.interval.ms} is
- * 5 ms instead of 500 ms (its queue waits that long for a full batch), as a user who wants latency sets it; our
- * producer lingers 5 ms too. The connector logs in as the cluster's superuser, which owns the replication slot
+ * what the broker has; records go as the router leaves them (key and payload as strings), without the JSON
+ * converter Debezium Server would run, which favours the peer. Settings: what the outbox route needs (no snapshot,
+ * a publication of the one table, the router's fields), offsets flushed every second, and one change for
+ * latency: {@code poll.interval.ms} 5 ms instead of 500 (its queue waits that long to fill a batch, and the WAL
+ * reader sleeps that long when nothing came), as a user who wants latency sets it; our producer lingers 5 ms too. The connector logs in as the cluster's superuser, which owns the replication slot
  * and the publication; {@link #close} drops both, so no slot holds WAL after the run.
  */
 final class DebeziumPeer implements AutoCloseable {
@@ -71,10 +73,13 @@ final class DebeziumPeer implements AutoCloseable {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
 
-    /** Counting: records whose key starts with {@link #counting} that the broker acknowledged, and when. */
+    /**
+     * Counting: records whose key starts with {@link #counting} that the broker acknowledged, and when the first
+     * and the last batch holding some were acknowledged (ours is timed from its first confirm to its last, too).
+     */
     private volatile String counting = "";
     private final AtomicLong counted = new AtomicLong();
-    private final AtomicLong firstHandled = new AtomicLong();
+    private final AtomicLong firstAcked = new AtomicLong();
     private final AtomicLong lastAcked = new AtomicLong();
 
     private DebeziumPeer(String jdbc, Properties producerSettings, OutboxDatabase db) throws Exception {
@@ -95,7 +100,11 @@ final class DebeziumPeer implements AutoCloseable {
             peer.awaitStreaming();
             return peer;
         } catch (Exception | Error e) {
-            peer.close();
+            try {
+                peer.close();
+            } catch (Exception | Error cleanup) {
+                e.addSuppressed(cleanup);
+            }
             throw e;
         }
     }
@@ -103,7 +112,8 @@ final class DebeziumPeer implements AutoCloseable {
     /**
      * B2: a backlog of {@code events} rows (as ours: 1000 aggregates, a 170-byte payload) committed while the engine
      * is stopped, in transactions of 1000 rows as the gruelbox peer records them, then the engine started again
-     * from its offsets; events a second from the first batch it handled to the last acknowledgement.
+     * from its offsets; events a second from the first acknowledged batch to the last, the rule our drain's rate
+     * follows (first to last confirm).
      */
     double drain(int events) throws Exception {
         stopEngine();
@@ -119,7 +129,7 @@ final class DebeziumPeer implements AutoCloseable {
                     failed();
                     return counted.get();
                 }, n -> n >= events);
-        return events / ((lastAcked.get() - firstHandled.get()) / 1e9);
+        return events / ((lastAcked.get() - firstAcked.get()) / 1e9);
     }
 
     /** B3's figures for the peer: commit-to-consumer latency percentiles and what the load achieved. */
@@ -139,7 +149,7 @@ final class DebeziumPeer implements AutoCloseable {
         consumerSettings.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         consumerSettings.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         List<Double> measured = Collections.synchronizedList(new ArrayList<>());
-        AtomicLong seen = new AtomicLong();
+        java.util.concurrent.atomic.AtomicBoolean reading = new java.util.concurrent.atomic.AtomicBoolean(true);
         insertSteady(run + "-first", 1, 0); // the topic exists before the consumer looks for its partitions
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerSettings)) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
@@ -148,7 +158,7 @@ final class DebeziumPeer implements AutoCloseable {
             consumer.seekToEnd(partitions);
             partitions.forEach(consumer::position); // resolves the end now, before any measured row is written
             Thread reader = new Thread(() -> {
-                while (!Thread.currentThread().isInterrupted()) {
+                while (reading.get()) {
                     for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(100))) {
                         Instant received = Instant.now();
                         if (record.key() != null && record.key().startsWith(run + "-measured")) {
@@ -156,7 +166,6 @@ final class DebeziumPeer implements AutoCloseable {
                             Instant at = Instant.parse(new String(created.value(), StandardCharsets.UTF_8));
                             measured.add(Duration.between(at, received).toNanos() / 1e6);
                         }
-                        seen.incrementAndGet();
                     }
                 }
             }, "debezium-latency-reader");
@@ -175,7 +184,7 @@ final class DebeziumPeer implements AutoCloseable {
                 Collections.sort(sorted);
                 return new Latency(percentile(sorted, 0.5), percentile(sorted, 0.99), rows, seconds, perSecond);
             } finally {
-                reader.interrupt();
+                reading.set(false); // the reader's poll returns within 100 ms
                 reader.join(10_000);
             }
         }
@@ -235,9 +244,6 @@ final class DebeziumPeer implements AutoCloseable {
             }
             acks.add(producer.send(out));
         }
-        if (mine > 0) {
-            firstHandled.compareAndSet(0, System.nanoTime());
-        }
         try {
             for (Future<RecordMetadata> ack : acks) {
                 ack.get();
@@ -250,14 +256,16 @@ final class DebeziumPeer implements AutoCloseable {
         }
         committer.markBatchFinished();
         if (mine > 0) {
+            long now = System.nanoTime();
+            firstAcked.compareAndSet(0, now);
             counted.addAndGet(mine);
-            lastAcked.set(System.nanoTime());
+            lastAcked.set(now);
         }
     }
 
     private void count(String prefix) {
         counted.set(0);
-        firstHandled.set(0);
+        firstAcked.set(0);
         lastAcked.set(0);
         counting = prefix;
     }
@@ -345,6 +353,20 @@ final class DebeziumPeer implements AutoCloseable {
     private void dropCapture() throws SQLException {
         try (Connection admin = DriverManager.getConnection("jdbc:" + server, "postgres", "postgres");
              Statement sql = admin.createStatement()) {
+            // A stopped engine's WAL sender may still hold the slot for a moment; PostgreSQL refuses to drop an
+            // active slot, so end that sender and wait until the slot is free.
+            String active = "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + SLOT
+                    + "' AND active_pid IS NOT NULL";
+            await(Duration.ofSeconds(30), "replication slot " + SLOT + " released", () -> {
+                try {
+                    sql.execute("SELECT pg_terminate_backend(active_pid) FROM (" + active + ") s");
+                    try (var rs = sql.executeQuery(active)) {
+                        return rs.next();
+                    }
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, held -> !held);
             sql.execute("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '"
                     + SLOT + "'");
             sql.execute("DROP PUBLICATION IF EXISTS " + SLOT);
@@ -355,10 +377,16 @@ final class DebeziumPeer implements AutoCloseable {
     @Override
     public void close() throws Exception {
         try {
-            stopEngine();
-            runner.shutdown();
-            runner.awaitTermination(30, TimeUnit.SECONDS);
-            producer.close(Duration.ofSeconds(10));
+            try {
+                stopEngine();
+            } finally {
+                try {
+                    runner.shutdown();
+                    runner.awaitTermination(30, TimeUnit.SECONDS);
+                } finally {
+                    producer.close(Duration.ofSeconds(10));
+                }
+            }
         } finally {
             try {
                 dropCapture();

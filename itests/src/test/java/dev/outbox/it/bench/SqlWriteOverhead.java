@@ -52,7 +52,7 @@ final class SqlWriteOverhead {
              PreparedStatement place = connection.prepareStatement("INSERT INTO orders (order_id, customer_id, amount,"
                      + " status, version, placed_at) VALUES (?, ?, 10.00, 'PLACED', 1, ?)")) {
             for (int i = 0; i < CALLERS; i++) {
-                String order = run + "-" + i;
+                String order = java.util.UUID.randomUUID().toString(); // as the example's ids, so the row's size
                 place.setString(1, order);
                 place.setString(2, run);
                 place.setTimestamp(3, java.sql.Timestamp.from(java.time.Instant.now()));
@@ -61,15 +61,23 @@ final class SqlWriteOverhead {
             }
         }
         ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
+        // One connection per caller for the whole measurement, as the server's pool keeps them.
+        List<Connection> connections = new ArrayList<>();
         try {
-            round(callers, orders, Math.min(millis, 2000), true); // warm-up of both, as the server's B1
-            round(callers, orders, Math.min(millis, 2000), false);
+            for (int i = 0; i < CALLERS; i++) {
+                Connection connection = DriverManager.getConnection(jdbc, "outbox", "outbox");
+                connections.add(connection);
+                connection.setAutoCommit(false);
+                connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            }
+            round(callers, connections, orders, Math.min(millis, 2000), true); // warm-up of both, as the server's B1
+            round(callers, connections, orders, Math.min(millis, 2000), false);
             long with = 0;
             long without = 0;
             for (int r = 0; r < rounds; r++) {
                 boolean withFirst = r % 2 == 1;
-                long first = round(callers, orders, millis, withFirst);
-                long second = round(callers, orders, millis, !withFirst);
+                long first = round(callers, connections, orders, millis, withFirst);
+                long second = round(callers, connections, orders, millis, !withFirst);
                 with += withFirst ? first : second;
                 without += withFirst ? second : first;
             }
@@ -77,32 +85,35 @@ final class SqlWriteOverhead {
             return new Figures(with / seconds, without / seconds);
         } finally {
             callers.shutdownNow();
+            for (Connection connection : connections) {
+                connection.close();
+            }
             try (Connection connection = DriverManager.getConnection(jdbc, "outbox", "outbox");
-                 PreparedStatement clean = connection.prepareStatement("DELETE FROM outbox_event WHERE aggregate_id LIKE ?");
-                 PreparedStatement orders2 = connection.prepareStatement("DELETE FROM orders WHERE customer_id = ?")) {
-                clean.setString(1, run + "-%");
-                clean.executeUpdate();
-                orders2.setString(1, run);
-                orders2.executeUpdate();
+                 PreparedStatement events = connection.prepareStatement("DELETE FROM outbox_event WHERE aggregate_type"
+                         + " = 'Order' AND aggregate_id IN (SELECT order_id FROM orders WHERE customer_id = ?)");
+                 PreparedStatement placed = connection.prepareStatement("DELETE FROM orders WHERE customer_id = ?")) {
+                events.setString(1, run);
+                events.executeUpdate();
+                placed.setString(1, run);
+                placed.executeUpdate();
             }
         }
     }
 
     /** Every caller runs the command on its own order until the time is up; returns the commands committed. */
-    private long round(ExecutorService callers, List<String> orders, long millis, boolean withEvent) throws Exception {
+    private long round(ExecutorService callers, List<Connection> connections, List<String> orders, long millis,
+                       boolean withEvent) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         List<Future<Long>> done = new ArrayList<>();
-        for (String order : orders) {
+        for (int i = 0; i < orders.size(); i++) {
+            String order = orders.get(i);
+            Connection connection = connections.get(i);
             done.add(callers.submit(() -> {
                 long n = 0;
-                try (Connection connection = DriverManager.getConnection(jdbc, "outbox", "outbox")) {
-                    connection.setAutoCommit(false);
-                    connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-                    while (System.nanoTime() < deadline) {
-                        note(connection, order, withEvent);
-                        connection.commit();
-                        n++;
-                    }
+                while (System.nanoTime() < deadline) {
+                    note(connection, order, withEvent);
+                    connection.commit();
+                    n++;
                 }
                 return n;
             }));
