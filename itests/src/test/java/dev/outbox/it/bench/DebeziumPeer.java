@@ -67,6 +67,7 @@ final class DebeziumPeer implements AutoCloseable {
     private final URI server;
     private final Properties producerSettings;
     private final OutboxDatabase db;
+    private final String schema;
     private final Path offsets;
     private final KafkaProducer<String, String> producer;
     private final ExecutorService runner = Executors.newSingleThreadExecutor(r -> new Thread(r, "debezium-engine"));
@@ -86,6 +87,7 @@ final class DebeziumPeer implements AutoCloseable {
         this.server = URI.create(jdbc.substring("jdbc:".length()));
         this.producerSettings = producerSettings;
         this.db = db;
+        this.schema = String.valueOf(db.rows("SELECT current_schema()").get(0).get(0));
         this.offsets = Files.createTempDirectory("debezium-offsets").resolve("offsets.dat"); // none yet: a new engine
         this.producer = new KafkaProducer<>(producerSettings);
     }
@@ -125,7 +127,6 @@ final class DebeziumPeer implements AutoCloseable {
         startEngine();
         await(Duration.ofSeconds(Math.max(120, events / 200)), "Debezium delivered the " + events + " backlog rows",
                 () -> {
-                    pause(200);
                     failed();
                     return counted.get();
                 }, n -> n >= events);
@@ -133,7 +134,7 @@ final class DebeziumPeer implements AutoCloseable {
     }
 
     /** B3's figures for the peer: commit-to-consumer latency percentiles and what the load achieved. */
-    record Latency(double p50, double p99, long events, double seconds, int requested) {
+    record Latency(double p50, double p99, long events, double seconds) {
     }
 
     /**
@@ -176,13 +177,12 @@ final class DebeziumPeer implements AutoCloseable {
                 int rows = insertSteady(run + "-measured", perSecond, millis);
                 double seconds = (System.nanoTime() - begin) / 1e9;
                 await(Duration.ofMinutes(2), "the consumer received the " + rows + " measured rows", () -> {
-                    pause(100);
                     failed();
                     return measured.size();
                 }, n -> n >= rows);
                 List<Double> sorted = new ArrayList<>(measured);
                 Collections.sort(sorted);
-                return new Latency(percentile(sorted, 0.5), percentile(sorted, 0.99), rows, seconds, perSecond);
+                return new Latency(percentile(sorted, 0.5), percentile(sorted, 0.99), rows, seconds);
             } finally {
                 reading.set(false); // the reader's poll returns within 100 ms
                 reader.join(10_000);
@@ -270,8 +270,7 @@ final class DebeziumPeer implements AutoCloseable {
         counting = prefix;
     }
 
-    private Properties engineSettings() throws SQLException {
-        String schema = String.valueOf(db.rows("SELECT current_schema()").get(0).get(0));
+    private Properties engineSettings() {
         Properties p = new Properties();
         p.setProperty("name", "debezium-bench");
         p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
@@ -303,7 +302,7 @@ final class DebeziumPeer implements AutoCloseable {
         return p;
     }
 
-    private void startEngine() throws SQLException {
+    private void startEngine() {
         failure.set(null);
         engine = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                 .using(engineSettings())

@@ -165,9 +165,7 @@ class OutboxBenchmarkIT {
         BenchmarkTable table = new BenchmarkTable();
         for (Target target : List.of(pg, maria)) {
             prepare(target);
-            jakarta.json.JsonObject b1 = writeOverhead(target);
-            writeOverheadRow(table, target, b1);
-            writeOverheadBoundRow(table, target, b1);
+            writeOverheadRows(table, target);
         }
         writeOverheadRow(table, pg, tracedWriteOverhead(pg));
         // Each row is printed as it is added ("benchmark | ..." lines); nothing is written to results.md.
@@ -248,9 +246,7 @@ class OutboxBenchmarkIT {
         table.add("B5 peak used heap draining " + EVENTS + " / " + BIG + " events (" + HEAP + ")",
                 mb(kafka.peakHeapBytes()) + " / " + mb(big.peakHeapBytes()), "bounded by the batch, not the backlog",
                 "-", String.format("%.2f", (double) big.peakHeapBytes() / Math.max(1, kafka.peakHeapBytes())));
-        jakarta.json.JsonObject b1 = writeOverhead(pg);
-        writeOverheadRow(table, pg, b1);
-        writeOverheadBoundRow(table, pg, b1);
+        writeOverheadRows(table, pg);
         writeOverheadRow(table, pg, tracedWriteOverhead(pg));
 
         // The issue's rate, and a rate this machine sustains end to end (load, publisher, broker, consumers and
@@ -282,9 +278,7 @@ class OutboxBenchmarkIT {
                 rate(mariaHistory.rate()), "ratio >= 0.9", "-", String.format("%.2f of the empty-table drain",
                         mariaHistory.rate() / mariaKafka.rate()));
         table.note("B4 claim plan on MariaDB (EXPLAIN, one row per table): " + mariaHistory.plan());
-        jakarta.json.JsonObject mariaB1 = writeOverhead(maria);
-        writeOverheadRow(table, maria, mariaB1);
-        writeOverheadBoundRow(table, maria, mariaB1);
+        writeOverheadRows(table, maria);
 
         // What production costs (issue 20): only at the issue's sizes, as the smoke run's tiny backlog shows no
         // commit cost and CI time is short.
@@ -356,9 +350,7 @@ class OutboxBenchmarkIT {
                     ">= 20,000/s", "not measured", String.format("%.2f of the slower B0 limit; %.2f of the fsync-off"
                             + " drain", durableKafka.rate() / Math.min(durableSql, producer),
                             durableKafka.rate() / kafka.rate()));
-            jakarta.json.JsonObject durableB1 = writeOverhead(durable);
-            writeOverheadRow(table, durable, durableB1);
-            writeOverheadBoundRow(table, durable, durableB1);
+            writeOverheadRows(table, durable);
         } finally {
             // Whatever failed: the crash server stopped and pointed back at the run's own database before the
             // cluster goes, so no later suite meets a server on a stopped database.
@@ -404,11 +396,13 @@ class OutboxBenchmarkIT {
     }
 
     /**
-     * B1's bound (issue 20 item 2): the same command's SQL from JDBC with no server, at the server's B1 rounds, on the
-     * same database right after it; the server's ratio as a fraction of the database's own.
+     * B1 on the target's server, then its bound (issue 20 item 2): the same command's SQL from JDBC with no server,
+     * at the server's B1 rounds, on the same database right after it; the server's ratio as a fraction of the
+     * database's own.
      */
-    private static void writeOverheadBoundRow(BenchmarkTable table, Target target, jakarta.json.JsonObject b1)
-            throws Exception {
+    private static void writeOverheadRows(BenchmarkTable table, Target target) throws Exception {
+        jakarta.json.JsonObject b1 = writeOverhead(target);
+        writeOverheadRow(table, target, b1);
         SqlWriteOverhead.Figures bound = new SqlWriteOverhead(target.jdbc(), target.kind().dialect())
                 .measure(FULL ? 5000 : 1000, FULL ? 4 : 1);
         double ours = b1.getJsonNumber("ratio").doubleValue();
