@@ -573,8 +573,9 @@ class OutboxBenchmarkIT {
         }
     }
 
+    /** @param stages where the time went: p50 / p99 of each step, by the database's clocks (see {@link #stagesOf}) */
     private record Latency(double p50, double p99, double publishP99, long peakPerSecond, long events, double seconds,
-                           int requested) {
+                           int requested, String stages) {
     }
 
     private static void latencyRow(BenchmarkTable table, String transport, String target,
@@ -583,8 +584,8 @@ class OutboxBenchmarkIT {
                         + " asked, %,.0f achieved, for %.0f s (consumer %s)", transport, l.requested(),
                         l.events() / l.seconds(), l.seconds(), consumer),
                 String.format("p50 %.0f ms, p99 %.0f ms", l.p50(), l.p99()), target, "not measured",
-                String.format("p99 %.0f ms of it to the publisher's confirm; the consumer's best second %,d events",
-                        l.publishP99(), l.peakPerSecond())));
+                String.format("p99 %.0f ms of it to the publisher's confirm; the consumer's best second %,d events;"
+                        + " p50 / p99 by step: %s", l.publishP99(), l.peakPerSecond(), l.stages())));
     }
 
     /**
@@ -648,10 +649,35 @@ class OutboxBenchmarkIT {
             long peak = ((Number) db.rows("SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM " + marksOf(consumer)
                     + " WHERE " + measured + " GROUP BY date_trunc('second', p.processed_at)) s").get(0).get(0)).longValue();
             byConsumer.put(consumer, new Latency(((Number) row.get(0)).doubleValue(), ((Number) row.get(1)).doubleValue(),
-                    publishP99, peak, notes, steady.body().getJsonNumber("seconds").doubleValue(), perSecond));
+                    publishP99, peak, notes, steady.body().getJsonNumber("seconds").doubleValue(), perSecond,
+                    stagesOf(db, consumer, measured)));
         }
         server.stop();
         return byConsumer;
+    }
+
+    /**
+     * Where B3's time goes, step by step: recorded (created_at, the server's clock, before the commit) to claimed
+     * (the claim transaction's start: its next_attempt_at is that plus the 30 s lease), claimed to confirmed
+     * (delivered_at, the confirm transaction's start: the send and its acks lie between), confirmed to the
+     * consumer's inbox mark (processed_at). A row delivered on a second attempt counts from its last claim.
+     */
+    private static String stagesOf(OutboxDatabase db, String consumer, String measured) {
+        String claimedAt = "(e.next_attempt_at - INTERVAL '30 seconds')";
+        String[][] steps = {
+                {"to claim", claimedAt + " - e.created_at"},
+                {"claim to confirm", "e.delivered_at - " + claimedAt},
+                {"confirm to mark", "p.processed_at - e.delivered_at"}};
+        List<String> described = new ArrayList<>();
+        for (String[] step : steps) {
+            List<Object> row = db.rows("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms),"
+                    + " percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) FROM (SELECT EXTRACT(EPOCH FROM (" + step[1]
+                    + ")) * 1000 AS ms FROM " + marksOf(consumer) + " WHERE " + measured
+                    + " AND e.event_type = 'OrderNoted') l").get(0);
+            described.add(String.format("%s %.0f / %.0f ms", step[0], ((Number) row.get(0)).doubleValue(),
+                    ((Number) row.get(1)).doubleValue()));
+        }
+        return String.join(", ", described);
     }
 
     /** Events joined to one consumer's inbox marks: {@code e} is outbox_event, {@code p} processed_event. */
