@@ -279,11 +279,11 @@ class KafkaClusterIT {
         } else {
             // Liberty's liberty-kafka connector (26.0.0.3) may stop delivering to a channel after the commit failures
             // of a failover, as after an outage (KafkaIT): then the consumer must not be invisible (R6.1), and
-            // liveness named it. What it applied before stopping was applied once.
+            // liveness named it. What it applied before stopping was applied once. It may have applied every event and
+            // then stopped with offsets it could not commit: records still wait for it, so it is stopped all the same.
             System.out.println("kafka cluster: loyalty (Reactive Messaging on Liberty) stopped after the failover and"
-                    + " liveness named it: " + loyalty);
-            assertTrue(DB.count("processed_event", "consumer = 'loyalty' AND " + mine) < events,
-                    "named stalled, yet it marked every event");
+                    + " liveness named it: " + loyalty + ", with " + DB.count("processed_event", "consumer = 'loyalty'"
+                    + " AND " + mine) + " of " + events + " events marked");
         }
         assertEquals(List.of(), DB.rows("SELECT order_id FROM loyalty_points WHERE " + applied
                 + " GROUP BY order_id HAVING COUNT(*) > 1"), "no order awarded twice by loyalty");
