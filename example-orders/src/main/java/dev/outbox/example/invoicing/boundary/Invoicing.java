@@ -7,13 +7,10 @@ import dev.outbox.example.orders.control.OrderEvents;
 import dev.outbox.InboxedEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonReader;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 
-import java.io.StringReader;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 
@@ -34,7 +31,7 @@ public class Invoicing {
     FaultDrill faultDrill;
 
     public void apply(InboxedEvent event) {
-        JsonObject body = parse(event.payload());
+        JsonObject body = OrderEvents.body(event.payload());
         String orderId = event.aggregateId();
         long version = event.aggregateVersion() == null ? 0 : event.aggregateVersion();
         Invoice invoice = entityManager.find(Invoice.class, orderId);
@@ -58,9 +55,4 @@ public class Invoicing {
                 OffsetDateTime.now(ZoneOffset.UTC)));
     }
 
-    private static JsonObject parse(String body) {
-        try (JsonReader reader = Json.createReader(new StringReader(body == null ? "{}" : body))) {
-            return reader.readObject();
-        }
-    }
 }

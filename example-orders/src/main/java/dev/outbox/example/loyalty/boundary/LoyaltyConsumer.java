@@ -10,9 +10,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
 import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonReader;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -21,7 +19,6 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 
 import dev.outbox.example.orders.control.FaultDrill;
 
-import java.io.StringReader;
 import java.time.Duration;
 import java.util.Set;
 import java.util.UUID;
@@ -78,12 +75,10 @@ public class LoyaltyConsumer {
         if (!OrderEvents.ORDER_PAID.equals(event.eventType())) {
             return;
         }
-        try (JsonReader reader = Json.createReader(new StringReader(event.payload()))) {
-            JsonObject paid = reader.readObject();
-            stallIfDrilled(event, paid.getString("customerId", ""));
-            long points = paid.getJsonNumber("amount").bigDecimalValue().longValue();
-            entityManager.persist(new LoyaltyPoints(event.aggregateId(), event.eventId().value(), points));
-        }
+        JsonObject paid = OrderEvents.body(event.payload());
+        stallIfDrilled(event, paid.getString("customerId", ""));
+        long points = paid.getJsonNumber("amount").bigDecimalValue().longValue();
+        entityManager.persist(new LoyaltyPoints(event.aggregateId(), event.eventId().value(), points));
     }
 
     private void stallIfDrilled(InboxedEvent event, String customerId) {

@@ -3,8 +3,11 @@ package dev.outbox.example.orders.control;
 import dev.outbox.OutboxEvent;
 import dev.outbox.example.orders.entity.Order;
 import jakarta.json.spi.JsonProvider;
+import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonReader;
 
+import java.io.StringReader;
 import java.math.BigDecimal;
 
 /**
@@ -21,6 +24,17 @@ public final class OrderEvents {
     public static final String ORDER_NOTED = "OrderNoted";
 
     private OrderEvents() {
+    }
+
+    /**
+     * An event's body as its consumers read it ({@code {}} for none). Through the provider looked up once: the
+     * consumers called {@code Json.createReader}, whose service-loader search was a fifth of the invoicing
+     * consumer's time in the B3 benchmark's profile.
+     */
+    public static JsonObject body(String payload) {
+        try (JsonReader reader = JSON.createReader(new StringReader(payload == null ? "{}" : payload))) {
+            return reader.readObject();
+        }
     }
 
     public static OutboxEvent placed(Order order, String note) {

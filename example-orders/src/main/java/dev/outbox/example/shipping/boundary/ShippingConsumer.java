@@ -13,13 +13,10 @@ import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
 import jakarta.jms.TextMessage;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonReader;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 
-import java.io.StringReader;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -60,7 +57,7 @@ public class ShippingConsumer implements MessageListener {
                 return;
             }
             UUID eventId = UUID.fromString(message.getStringProperty(OutboxHeaders.EVENT_ID));
-            JsonObject paid = parse(((TextMessage) message).getText());
+            JsonObject paid = OrderEvents.body(((TextMessage) message).getText());
             String orderId = paid.getString("orderId");
             List<Shipment> existing = entityManager.createQuery(
                     "SELECT s FROM Shipment s WHERE s.orderId = :order", Shipment.class)
@@ -84,12 +81,6 @@ public class ShippingConsumer implements MessageListener {
             LOG.fine(() -> "shipment created for order " + orderId + " from event " + eventId);
         } catch (JMSException e) {
             throw new IllegalStateException("cannot read message", e);
-        }
-    }
-
-    private static JsonObject parse(String body) {
-        try (JsonReader reader = Json.createReader(new StringReader(body))) {
-            return reader.readObject();
         }
     }
 }

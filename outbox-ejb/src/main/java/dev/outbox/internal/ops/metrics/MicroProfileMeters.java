@@ -5,11 +5,14 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetadataBuilder;
 import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Tag;
+import org.eclipse.microprofile.metrics.Timer;
 
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.DoubleSupplier;
 
 /**
@@ -38,14 +41,26 @@ public class MicroProfileMeters implements Meters {
         registry.gauge(METADATA.get(meter), value, DoubleSupplier::getAsDouble, tags(tags));
     }
 
+    /**
+     * Counters and timers by series, registered once: the registry's own lookup (metadata checks, tag validation,
+     * the application tag) per event was a tenth of each Kafka consumer's time in the B3 benchmark's profile.
+     */
+    private final Map<Series, Counter> counters = new ConcurrentHashMap<>();
+    private final Map<Series, Timer> timers = new ConcurrentHashMap<>();
+
+    private record Series(OutboxMeter meter, Map<String, String> tags) {
+    }
+
     @Override
     public void count(OutboxMeter meter, Map<String, String> tags, long increment) {
-        registry.counter(METADATA.get(meter), tags(tags)).inc(increment);
+        counters.computeIfAbsent(new Series(meter, Map.copyOf(tags)),
+                series -> registry.counter(METADATA.get(meter), tags(tags))).inc(increment);
     }
 
     @Override
     public void time(OutboxMeter meter, Map<String, String> tags, Duration duration) {
-        registry.timer(METADATA.get(meter), tags(tags)).update(duration);
+        timers.computeIfAbsent(new Series(meter, Map.copyOf(tags)),
+                series -> registry.timer(METADATA.get(meter), tags(tags))).update(duration);
     }
 
     private static Tag[] tags(Map<String, String> tags) {
