@@ -42,10 +42,11 @@ import java.util.logging.Logger;
  * A Kafka consumer behind the inbox that owns its poll loop, for consumers that must survive broker outages:
  * one thread per subscription (from the platform's managed thread factory, so transactions and CDI work),
  * the records of a poll through the inbox in batches of one transaction each ({@code outbox.inbox.batch-size}),
- * a batch that fails again record by record through {@link InboxDelivery}, offsets committed only after every
- * record of the poll is done with (R5.5): asynchronously after each poll, so the next poll does not wait for the
- * group coordinator, and synchronously when partitions are revoked or the application stops. Any broker error (down, rebalanced, commit timed out) closes the consumer and
- * opens a new one, which re-reads from the last committed offset: the inbox absorbs what it re-reads.
+ * a batch that fails again record by record through {@link InboxDelivery}, offsets committed only past records
+ * that are done with (R5.5): asynchronously after each poll ({@link PollOffsets}), synchronously before partitions
+ * go to another member or the consumer closes. A broker error that reaches the poll loop (broker down, consumer
+ * fenced) closes the consumer and opens a new one, which re-reads from the last committed offset: the inbox absorbs
+ * what it re-reads.
  *
  * <pre>{@code
  * void start(@Observes Startup startup) {
@@ -159,15 +160,9 @@ public class KafkaInbox {
                         new StringDeserializer(), new StringDeserializer())) {
                     current = kafka;
                     PollOffsets offsets = new PollOffsets(consumer, kafka);
+                    // close() hands the partitions back through the listener, which commits what is done
                     kafka.subscribe(List.of(topic), offsets);
-                    try {
-                        pollUntilStopped(kafka, offsets);
-                    } catch (WakeupException | org.apache.kafka.common.errors.InterruptException e) {
-                        // stop() woke the consumer: what is done is committed before it closes, so a restart
-                        // re-reads as little as it can (the inbox would absorb it anyway, R5.5)
-                        offsets.commitBeforeClosing();
-                        throw e;
-                    }
+                    pollUntilStopped(kafka, offsets);
                 } catch (WakeupException | org.apache.kafka.common.errors.InterruptException e) {
                     // stop() woke the consumer, or the platform interrupts its threads as the application stops
                     running = false;
@@ -196,6 +191,7 @@ public class KafkaInbox {
             while (running) {
                 ConsumerRecords<String, String> records = kafka.poll(Duration.ofMillis(500));
                 if (records.isEmpty()) {
+                    offsets.commitDone(); // a commit refused before goes again while the topic is quiet
                     continue;
                 }
                 List<ConsumerRecord<String, String>> polled = new ArrayList<>(records.count());

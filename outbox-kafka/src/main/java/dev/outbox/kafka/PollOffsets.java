@@ -14,58 +14,89 @@ import java.util.logging.Logger;
 
 /**
  * The offsets one consumer has done with (R5.5: past records whose inbox transactions committed or that were
- * parked). After each poll they are committed asynchronously: a synchronous commit per poll waited for the group
- * coordinator (about 10 ms a poll on the test broker, half of a small poll's whole cycle, the B3 benchmark).
- * A commit that fails leaves the offset where it was and the next one supersedes it; records read again are
- * absorbed by the inbox. Before partitions go to another member, and before the consumer closes on a stop,
- * what is done is committed synchronously, so the next owner re-reads as little as possible.
+ * parked) and not yet seen committed. After each poll they are committed asynchronously: a synchronous commit per
+ * poll waited for the group coordinator (about 10 ms a poll on the test broker, half of a small poll's whole cycle
+ * in the B3 benchmark). An offset leaves this map once the broker acknowledged it (unless a later one replaced it
+ * meanwhile); one whose commit failed stays and goes again after the next poll, records or not, so a quiet topic
+ * does not keep a failed commit behind (its lag would name the consumer stalled, R6.1). Partitions that go to
+ * another member, on a rebalance or as the consumer closes, are committed synchronously first and forgotten.
+ * Callbacks and listener calls all run on the consumer's own thread, inside poll, commit or close.
  */
 final class PollOffsets implements ConsumerRebalanceListener {
 
     private static final Logger LOG = Logger.getLogger(PollOffsets.class.getName());
 
-    private static final Duration CLOSING_COMMIT = Duration.ofSeconds(5);
+    private static final Duration HANDOVER_COMMIT = Duration.ofSeconds(5);
 
     private final String consumer;
     private final Consumer<String, String> kafka;
-    private final Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+    private final Map<TopicPartition, OffsetAndMetadata> unacknowledged = new HashMap<>();
+    private boolean unsent;
+    private boolean failing;
 
     PollOffsets(String consumer, Consumer<String, String> kafka) {
         this.consumer = consumer;
         this.kafka = kafka;
     }
 
+    /** Called only once the record is done with: its inbox transaction committed, or it was parked. */
     void done(ConsumerRecord<String, String> record) {
-        done.put(new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset() + 1));
+        unacknowledged.put(new TopicPartition(record.topic(), record.partition()),
+                new OffsetAndMetadata(record.offset() + 1));
+        unsent = true;
     }
 
+    /** After every poll: sends what is done and not yet sent, or sent and refused. */
     void commitDone() {
-        if (done.isEmpty()) {
+        if (!unsent || unacknowledged.isEmpty()) {
             return;
         }
-        kafka.commitAsync(Map.copyOf(done), (offsets, failure) -> {
-            if (failure != null) {
-                LOG.fine(() -> "consumer " + consumer + ": an offset commit failed (" + failure.getClass().getName()
-                        + "); a later commit supersedes it, or the records come again and the inbox absorbs them");
+        Map<TopicPartition, OffsetAndMetadata> sent = Map.copyOf(unacknowledged);
+        unsent = false;
+        kafka.commitAsync(sent, (offsets, failure) -> {
+            if (failure == null) {
+                sent.forEach(unacknowledged::remove); // only where no later offset replaced it meanwhile
+                if (failing) {
+                    failing = false;
+                    LOG.info(() -> "consumer " + consumer + ": offsets are committed again");
+                }
+            } else {
+                unsent = true;
+                if (!failing) {
+                    failing = true;
+                    LOG.warning(() -> "consumer " + consumer + ": an offset commit failed (" + failure.getClass().getName()
+                            + "); it goes again after the next poll, and records read again meanwhile are absorbed by"
+                            + " the inbox");
+                }
             }
         });
     }
 
     /**
-     * Called inside poll, so every record polled before is done with: their offsets are committed before the
-     * handover, and forgotten, so no later commit of this member moves the partition's offset back behind the
-     * next owner's progress.
+     * Called inside poll (a rebalance) or close: every record polled before is done with, or was never marked done.
+     * What is done is committed before the handover and forgotten, so no later commit of this member moves the
+     * partition's offset back behind the next owner's progress.
      */
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
         Map<TopicPartition, OffsetAndMetadata> leaving = new HashMap<>();
         for (TopicPartition partition : partitions) {
-            OffsetAndMetadata offset = done.remove(partition);
+            OffsetAndMetadata offset = unacknowledged.remove(partition);
             if (offset != null) {
                 leaving.put(partition, offset);
             }
         }
-        commitNow(leaving, "partitions revoked");
+        if (leaving.isEmpty()) {
+            return;
+        }
+        try {
+            kafka.commitSync(leaving, HANDOVER_COMMIT);
+        } catch (RuntimeException e) {
+            // The records come again to whoever reads these partitions next; the inbox absorbs them (R5.5).
+            LOG.warning(() -> "consumer " + consumer + ": the offset commit before handing over " + leaving.keySet()
+                    + " failed (" + e.getClass().getName() + "); their next reader reads some records again and the"
+                    + " inbox absorbs them");
+        }
     }
 
     @Override
@@ -75,23 +106,6 @@ final class PollOffsets implements ConsumerRebalanceListener {
     /** Another member may already own them: nothing of theirs can be committed any more. */
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-        partitions.forEach(done::remove);
-    }
-
-    void commitBeforeClosing() {
-        commitNow(Map.copyOf(done), "closing");
-    }
-
-    private void commitNow(Map<TopicPartition, OffsetAndMetadata> offsets, String why) {
-        if (offsets.isEmpty()) {
-            return;
-        }
-        try {
-            kafka.commitSync(offsets, CLOSING_COMMIT);
-        } catch (RuntimeException e) {
-            // The records come again to whoever reads these partitions next; the inbox absorbs them (R5.5).
-            LOG.fine(() -> "consumer " + consumer + ": offset commit on " + why + " failed ("
-                    + e.getClass().getName() + "); the records are read again and absorbed by the inbox");
-        }
+        partitions.forEach(unacknowledged::remove);
     }
 }

@@ -3,28 +3,32 @@ package dev.outbox.kafka;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.apache.kafka.clients.consumer.RetriableCommitFailedException;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
- * R5.5 for {@link KafkaInbox}'s offsets: committed only past records it was told are done, never again for a
- * partition that went to another member. Kafka's MockConsumer records what is committed; the commits themselves
- * are exercised against a real broker by KafkaIT and KafkaClusterIT.
+ * R5.5 for {@link KafkaInbox}'s offsets: committed only past records it was told are done, a refused commit sent
+ * again even when no record follows, never again for a partition that went to another member. Kafka's MockConsumer
+ * records what is committed; the commits themselves meet a real broker in KafkaIT and KafkaClusterIT.
  */
 class PollOffsetsTest {
 
     private static final TopicPartition P0 = new TopicPartition("orders", 0);
     private static final TopicPartition P1 = new TopicPartition("orders", 1);
 
-    private final MockConsumer<String, String> kafka = new MockConsumer<>(OffsetResetStrategy.EARLIEST);
+    private final Broker kafka = new Broker();
     private final PollOffsets offsets = new PollOffsets("invoicing", kafka);
 
     PollOffsetsTest() {
@@ -46,15 +50,43 @@ class PollOffsetsTest {
     @Test
     void nothingIsCommittedForRecordsNotYetDone() {
         offsets.commitDone();
-        offsets.commitBeforeClosing();
+        offsets.onPartitionsRevoked(List.of(P0, P1)); // as close() does
 
         assertEquals(Map.of(), committed(), "no record was done, so no offset may move");
+        assertEquals(0, kafka.asyncCommits, "nothing to commit, nothing sent");
+    }
+
+    @Test
+    void aRefusedCommitGoesAgainAfterTheNextPollEvenWithNoNewRecord() {
+        offsets.done(record(P0, 5));
+        kafka.refuse = true;
+        offsets.commitDone();
+        assertEquals(Map.of(), committed(), "the coordinator refused the commit");
+
+        kafka.refuse = false;
+        offsets.commitDone(); // after an empty poll: a quiet topic must not leave the group's offset behind
+
+        assertEquals(Map.of(P0, new OffsetAndMetadata(6)), committed(),
+                "the refused offset is committed once the coordinator takes commits again");
+    }
+
+    @Test
+    void anAcknowledgedOffsetIsNotSentAgain() {
+        offsets.done(record(P0, 5));
+        offsets.commitDone();
+        offsets.commitDone();
+        offsets.commitDone();
+
+        assertEquals(1, kafka.asyncCommits, "idle polls after an acknowledged commit send nothing");
     }
 
     @Test
     void aRevokedPartitionsDoneRecordsAreCommittedBeforeItGoesAndNeverAfter() {
+        kafka.refuse = true; // the poll's own commit did not get through
         offsets.done(record(P0, 9));
         offsets.done(record(P1, 3));
+        offsets.commitDone();
+        kafka.refuse = false;
 
         offsets.onPartitionsRevoked(List.of(P0));
         assertEquals(Map.of(P0, new OffsetAndMetadata(10)), committed(),
@@ -63,18 +95,21 @@ class PollOffsetsTest {
         // The next owner moves P0 on; this member's later commits must not take it back.
         kafka.commitSync(Map.of(P0, new OffsetAndMetadata(50)));
         offsets.commitDone();
-        offsets.commitBeforeClosing();
+        offsets.onPartitionsRevoked(List.of(P0, P1));
         assertEquals(Map.of(P0, new OffsetAndMetadata(50), P1, new OffsetAndMetadata(4)), committed(),
                 "a revoked partition is forgotten: later commits carry only the partitions still owned");
     }
 
     @Test
     void aLostPartitionIsNeverCommitted() {
+        kafka.refuse = true;
         offsets.done(record(P0, 4));
+        offsets.commitDone();
+        kafka.refuse = false;
 
         offsets.onPartitionsLost(List.of(P0));
         offsets.commitDone();
-        offsets.commitBeforeClosing();
+        offsets.onPartitionsRevoked(List.of(P0, P1));
 
         assertNull(kafka.committed(Set.of(P0)).get(P0),
                 "another member may already own a lost partition: nothing of it may be committed any more");
@@ -85,8 +120,29 @@ class PollOffsetsTest {
     }
 
     private Map<TopicPartition, OffsetAndMetadata> committed() {
-        Map<TopicPartition, OffsetAndMetadata> all = new java.util.HashMap<>(kafka.committed(Set.of(P0, P1)));
-        all.values().removeIf(java.util.Objects::isNull);
+        Map<TopicPartition, OffsetAndMetadata> all = new HashMap<>(kafka.committed(Set.of(P0, P1)));
+        all.values().removeIf(Objects::isNull);
         return all;
+    }
+
+    /** MockConsumer whose asynchronous commits the group coordinator can refuse, as after a coordinator moved. */
+    private static final class Broker extends MockConsumer<String, String> {
+        boolean refuse;
+        int asyncCommits;
+
+        Broker() {
+            super(OffsetResetStrategy.EARLIEST);
+        }
+
+        @Override
+        public synchronized void commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets,
+                                             OffsetCommitCallback callback) {
+            asyncCommits++;
+            if (refuse) {
+                callback.onComplete(offsets, new RetriableCommitFailedException("the coordinator moved"));
+            } else {
+                super.commitAsync(offsets, callback);
+            }
+        }
     }
 }

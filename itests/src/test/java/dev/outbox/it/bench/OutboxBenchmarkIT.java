@@ -89,6 +89,8 @@ class OutboxBenchmarkIT {
      * {@code latency}: B3 alone, at {@code it.bench.rate} events/s (500 unless set), through Kafka and JMS.
      */
     private static final String ONLY = System.getProperty("it.bench.only", "");
+    /** The bench servers' lease; B3's step breakdown derives each claim's time from it. */
+    private static final Duration BENCH_LEASE = Duration.ofSeconds(30);
     /** The Kafka inbox's batch for B3 (outbox.inbox.batch-size; the server's default unless set; 1 for none). */
     private static final String INBOX_BATCH = System.getProperty("it.bench.inbox-batch-size", "").trim();
     private static final boolean FULL = "full".equals(MODE) || !ONLY.isBlank();
@@ -290,7 +292,7 @@ class OutboxBenchmarkIT {
                 + mariaKafka.profile() + "; MariaDB Kafka with history " + mariaHistory.profile()
                 + "; PostgreSQL durable Kafka " + durableProfile);
         table.note("publisher settings: batch-size " + BATCH + ", workers " + WORKERS + ", one run drains up to 100"
-                + " batches, lease 30 s");
+                + " batches, lease " + BENCH_LEASE.toSeconds() + " s");
         table.write(Path.of(Settings.required("it.bench.out")), MODE);
 
         assertTrue(kafka.rate() > 0 && jms.rate() > 0 && withHistory.rate() > 0 && mariaKafka.rate() > 0
@@ -516,7 +518,7 @@ class OutboxBenchmarkIT {
      */
     private static Map<String, String> runVariables(Target target) {
         Map<String, String> variables = new java.util.HashMap<>(target.variables());
-        variables.put("outbox.publisher.lease-ms", "30000");
+        variables.put("outbox.publisher.lease-ms", String.valueOf(BENCH_LEASE.toMillis()));
         return variables;
     }
 
@@ -658,12 +660,14 @@ class OutboxBenchmarkIT {
 
     /**
      * Where B3's time goes, step by step: recorded (created_at, the server's clock, before the commit) to claimed
-     * (the claim transaction's start: its next_attempt_at is that plus the 30 s lease), claimed to confirmed
-     * (delivered_at, the confirm transaction's start: the send and its acks lie between), confirmed to the
-     * consumer's inbox mark (processed_at). A row delivered on a second attempt counts from its last claim.
+     * (the claim transaction's start by the database's clock: its next_attempt_at is that plus the lease), claimed
+     * to confirmed (delivered_at, the confirm transaction's start, the database's clock: the send and its acks lie
+     * between), confirmed to the consumer's inbox mark (processed_at, the server's clock). Server and database share
+     * this machine's clock; a mark can precede its confirm (the consumer may read before the confirm starts). A row
+     * delivered on a second attempt counts from its last claim.
      */
     private static String stagesOf(OutboxDatabase db, String consumer, String measured) {
-        String claimedAt = "(e.next_attempt_at - INTERVAL '30 seconds')";
+        String claimedAt = "(e.next_attempt_at - INTERVAL '" + BENCH_LEASE.toSeconds() + " seconds')";
         String[][] steps = {
                 {"to claim", claimedAt + " - e.created_at"},
                 {"claim to confirm", "e.delivered_at - " + claimedAt},
