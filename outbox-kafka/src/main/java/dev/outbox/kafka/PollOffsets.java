@@ -5,11 +5,14 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -90,13 +93,34 @@ final class PollOffsets implements ConsumerRebalanceListener {
             return;
         }
         try {
-            kafka.commitSync(leaving, HANDOVER_COMMIT);
+            handOver(leaving);
+        } catch (WakeupException e) {
+            // stop() woke the consumer during the commit; the wake-up is spent, so the commit can go once more.
+            try {
+                handOver(leaving);
+            } catch (RuntimeException again) {
+                notHandedOver(leaving, again, Level.FINE);
+            }
+        } catch (InterruptException e) {
+            notHandedOver(leaving, e, Level.FINE); // the application is stopping
         } catch (RuntimeException e) {
-            // The records come again to whoever reads these partitions next; the inbox absorbs them (R5.5).
-            LOG.warning(() -> "consumer " + consumer + ": the offset commit before handing over " + leaving.keySet()
-                    + " failed (" + e.getClass().getName() + "); their next reader reads some records again and the"
-                    + " inbox absorbs them");
+            notHandedOver(leaving, e, Level.WARNING);
         }
+    }
+
+    private void handOver(Map<TopicPartition, OffsetAndMetadata> leaving) {
+        kafka.commitSync(leaving, HANDOVER_COMMIT);
+        if (failing && unacknowledged.isEmpty()) {
+            failing = false;
+            LOG.info(() -> "consumer " + consumer + ": offsets are committed again");
+        }
+    }
+
+    /** The records come again to whoever reads these partitions next; the inbox absorbs them (R5.5). */
+    private void notHandedOver(Map<TopicPartition, OffsetAndMetadata> leaving, RuntimeException e, Level level) {
+        LOG.log(level, () -> "consumer " + consumer + ": the offset commit before handing over " + leaving.keySet()
+                + " failed (" + e.getClass().getName() + "); their next reader reads some records again and the"
+                + " inbox absorbs them");
     }
 
     @Override
@@ -107,5 +131,8 @@ final class PollOffsets implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
         partitions.forEach(unacknowledged::remove);
+        if (unacknowledged.isEmpty()) {
+            failing = false; // nothing refused is left: the next refusal is a new streak, and says so
+        }
     }
 }

@@ -7,8 +7,11 @@ import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.clients.consumer.RetriableCommitFailedException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -115,6 +118,35 @@ class PollOffsetsTest {
                 "another member may already own a lost partition: nothing of it may be committed any more");
     }
 
+    @Test
+    void aLateAcknowledgementOfAnOlderCommitKeepsTheNewerDoneOffsetForTheNextCommit() {
+        kafka.holdAcknowledgements = true;
+        offsets.done(record(P0, 5));
+        offsets.commitDone(); // {P0: 6} on its way
+        offsets.done(record(P0, 6)); // done while that commit is in flight
+        kafka.acknowledgeHeld(); // {P0: 6} acknowledged now
+        kafka.holdAcknowledgements = false;
+
+        offsets.commitDone();
+
+        assertEquals(Map.of(P0, new OffsetAndMetadata(7)), committed(),
+                "the older acknowledgement must not drop the newer offset, which the next commit carries");
+    }
+
+    @Test
+    void aWakeUpDuringTheHandoverCommitDoesNotCostTheCommit() {
+        kafka.refuse = true;
+        offsets.done(record(P0, 8));
+        offsets.commitDone();
+        kafka.refuse = false;
+        kafka.wakeUpOnNextCommitSync = true; // stop() woke the consumer just as it handed the partition over
+
+        offsets.onPartitionsRevoked(List.of(P0));
+
+        assertEquals(Map.of(P0, new OffsetAndMetadata(9)), committed(),
+                "the wake-up is spent by the first try; the handover commit goes once more");
+    }
+
     private static ConsumerRecord<String, String> record(TopicPartition partition, long offset) {
         return new ConsumerRecord<>(partition.topic(), partition.partition(), offset, "order-1", "{}");
     }
@@ -125,10 +157,31 @@ class PollOffsetsTest {
         return all;
     }
 
-    /** MockConsumer whose asynchronous commits the group coordinator can refuse, as after a coordinator moved. */
+    /**
+     * MockConsumer whose asynchronous commits the group coordinator can refuse (as after a coordinator moved) or
+     * acknowledge late, and whose synchronous commit a wake-up can interrupt.
+     */
     private static final class Broker extends MockConsumer<String, String> {
         boolean refuse;
+        boolean holdAcknowledgements;
+        boolean wakeUpOnNextCommitSync;
         int asyncCommits;
+        private final List<Runnable> held = new ArrayList<>();
+
+        void acknowledgeHeld() {
+            List<Runnable> now = List.copyOf(held);
+            held.clear();
+            now.forEach(Runnable::run);
+        }
+
+        @Override
+        public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
+            if (wakeUpOnNextCommitSync) {
+                wakeUpOnNextCommitSync = false;
+                throw new WakeupException();
+            }
+            super.commitSync(offsets, timeout);
+        }
 
         Broker() {
             super(OffsetResetStrategy.EARLIEST);
@@ -138,7 +191,9 @@ class PollOffsetsTest {
         public synchronized void commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets,
                                              OffsetCommitCallback callback) {
             asyncCommits++;
-            if (refuse) {
+            if (holdAcknowledgements) {
+                held.add(() -> super.commitAsync(offsets, callback));
+            } else if (refuse) {
                 callback.onComplete(offsets, new RetriableCommitFailedException("the coordinator moved"));
             } else {
                 super.commitAsync(offsets, callback);

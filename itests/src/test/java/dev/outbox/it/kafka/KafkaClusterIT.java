@@ -286,8 +286,9 @@ class KafkaClusterIT {
             // of a failover, as after an outage (KafkaIT): then the consumer must not be invisible (R6.1), and
             // liveness named it. What it applied before stopping was applied once. It may also have applied every event
             // with its offset commits refused (CWMRX1001W) and never sent again while the topic is quiet: the records
-            // wait for it by the group's offsets all the same. Either way the connector said so; a name without one
-            // of those would be a false alarm.
+            // wait for it by the group's offsets all the same. Either way the connector said so in this server run's
+            // log (messages.log starts again with each start; a relaunched server's connector starts from the committed
+            // offsets, so its stall is its own run's); a name without one of those would be a false alarm.
             String log = ServerLog.messages(SERVER.serverDir());
             assertTrue(log.contains("CWMRX1002E") || log.contains("CWMRX1001W"),
                     "loyalty was named stalled, but its channel neither stopped polling nor failed to commit");

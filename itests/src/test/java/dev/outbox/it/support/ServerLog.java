@@ -34,7 +34,8 @@ public final class ServerLog {
     public static String messages(Path serverDir) {
         Path log = serverDir.resolve("logs").resolve("messages.log");
         try {
-            return Files.readString(log);
+            // ISO-8859-1: a line the server is still writing may end inside a multi-byte character
+            return Files.readString(log, java.nio.charset.StandardCharsets.ISO_8859_1);
         } catch (IOException e) {
             throw new UncheckedIOException("no server log at " + log, e);
         }
