@@ -59,10 +59,7 @@ final class PollOffsets implements ConsumerRebalanceListener {
         kafka.commitAsync(sent, (offsets, failure) -> {
             if (failure == null) {
                 sent.forEach(unacknowledged::remove); // only where no later offset replaced it meanwhile
-                if (failing) {
-                    failing = false;
-                    LOG.info(() -> "consumer " + consumer + ": offsets are committed again");
-                }
+                commitsWentThrough();
             } else {
                 unsent = true;
                 if (!failing) {
@@ -110,7 +107,12 @@ final class PollOffsets implements ConsumerRebalanceListener {
 
     private void handOver(Map<TopicPartition, OffsetAndMetadata> leaving) {
         kafka.commitSync(leaving, HANDOVER_COMMIT);
-        if (failing && unacknowledged.isEmpty()) {
+        commitsWentThrough();
+    }
+
+    /** Any commit that went through ends a streak of refusals: the next refusal warns again. */
+    private void commitsWentThrough() {
+        if (failing) {
             failing = false;
             LOG.info(() -> "consumer " + consumer + ": offsets are committed again");
         }

@@ -85,11 +85,7 @@ class PollOffsetsTest {
 
     @Test
     void aRevokedPartitionsDoneRecordsAreCommittedBeforeItGoesAndNeverAfter() {
-        kafka.refuse = true; // the poll's own commit did not get through
-        offsets.done(record(P0, 9));
-        offsets.done(record(P1, 3));
-        offsets.commitDone();
-        kafka.refuse = false;
+        doneWithTheirCommitRefused(record(P0, 9), record(P1, 3)); // the poll's own commit did not get through
 
         offsets.onPartitionsRevoked(List.of(P0));
         assertEquals(Map.of(P0, new OffsetAndMetadata(10)), committed(),
@@ -105,10 +101,7 @@ class PollOffsetsTest {
 
     @Test
     void aLostPartitionIsNeverCommitted() {
-        kafka.refuse = true;
-        offsets.done(record(P0, 4));
-        offsets.commitDone();
-        kafka.refuse = false;
+        doneWithTheirCommitRefused(record(P0, 4));
 
         offsets.onPartitionsLost(List.of(P0));
         offsets.commitDone();
@@ -135,16 +128,24 @@ class PollOffsetsTest {
 
     @Test
     void aWakeUpDuringTheHandoverCommitDoesNotCostTheCommit() {
-        kafka.refuse = true;
-        offsets.done(record(P0, 8));
-        offsets.commitDone();
-        kafka.refuse = false;
+        doneWithTheirCommitRefused(record(P0, 8));
         kafka.wakeUpOnNextCommitSync = true; // stop() woke the consumer just as it handed the partition over
 
         offsets.onPartitionsRevoked(List.of(P0));
 
         assertEquals(Map.of(P0, new OffsetAndMetadata(9)), committed(),
                 "the wake-up is spent by the first try; the handover commit goes once more");
+    }
+
+    /** Records done after a poll whose commit the coordinator refused; it takes commits again afterwards. */
+    @SafeVarargs
+    private void doneWithTheirCommitRefused(ConsumerRecord<String, String>... records) {
+        kafka.refuse = true;
+        for (ConsumerRecord<String, String> record : records) {
+            offsets.done(record);
+        }
+        offsets.commitDone();
+        kafka.refuse = false;
     }
 
     private static ConsumerRecord<String, String> record(TopicPartition partition, long offset) {

@@ -575,7 +575,7 @@ class OutboxBenchmarkIT {
         }
     }
 
-    /** @param stages where the time went: p50 / p99 of each step, by the database's clocks (see {@link #stagesOf}) */
+    /** @param stages where the time went: p50 / p99 of each step (see {@link #stagesOf} for the clocks each reads) */
     private record Latency(double p50, double p99, double publishP99, long peakPerSecond, long events, double seconds,
                            int requested, String stages) {
     }
@@ -643,15 +643,11 @@ class OutboxBenchmarkIT {
                 + " (e.delivered_at - e.created_at)) * 1000) FROM outbox_event e WHERE " + measured
                 + " AND e.event_type = 'OrderNoted'").get(0).get(0)).doubleValue();
         for (String consumer : consumers) {
-            List<Object> row = db.rows("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms),"
-                    + " percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) FROM (SELECT EXTRACT(EPOCH FROM"
-                    + " (p.processed_at - e.created_at)) * 1000 AS ms FROM " + marksOf(consumer) + " WHERE " + measured
-                    + " AND e.event_type = 'OrderNoted') l").get(0);
+            double[] total = p50AndP99(db, consumer, measured, "p.processed_at - e.created_at");
             // The consumer's best second: above the asked rate, it could keep up alone and shares the cores.
             long peak = ((Number) db.rows("SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM " + marksOf(consumer)
                     + " WHERE " + measured + " GROUP BY date_trunc('second', p.processed_at)) s").get(0).get(0)).longValue();
-            byConsumer.put(consumer, new Latency(((Number) row.get(0)).doubleValue(), ((Number) row.get(1)).doubleValue(),
-                    publishP99, peak, notes, steady.body().getJsonNumber("seconds").doubleValue(), perSecond,
+            byConsumer.put(consumer, new Latency(total[0], total[1], publishP99, peak, notes, steady.body().getJsonNumber("seconds").doubleValue(), perSecond,
                     stagesOf(db, consumer, measured)));
         }
         server.stop();
@@ -674,14 +670,19 @@ class OutboxBenchmarkIT {
                 {"confirm to mark", "p.processed_at - e.delivered_at"}};
         List<String> described = new ArrayList<>();
         for (String[] step : steps) {
-            List<Object> row = db.rows("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms),"
-                    + " percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) FROM (SELECT EXTRACT(EPOCH FROM (" + step[1]
-                    + ")) * 1000 AS ms FROM " + marksOf(consumer) + " WHERE " + measured
-                    + " AND e.event_type = 'OrderNoted') l").get(0);
-            described.add(String.format("%s %.0f / %.0f ms", step[0], ((Number) row.get(0)).doubleValue(),
-                    ((Number) row.get(1)).doubleValue()));
+            double[] ms = p50AndP99(db, consumer, measured, step[1]);
+            described.add(String.format("%s %.0f / %.0f ms", step[0], ms[0], ms[1]));
         }
         return String.join(", ", described);
+    }
+
+    /** p50 and p99, in ms, of the interval {@code elapsed} over the measured OrderNoted events the consumer marked. */
+    private static double[] p50AndP99(OutboxDatabase db, String consumer, String measured, String elapsed) {
+        List<Object> row = db.rows("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms),"
+                + " percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) FROM (SELECT EXTRACT(EPOCH FROM (" + elapsed
+                + ")) * 1000 AS ms FROM " + marksOf(consumer) + " WHERE " + measured
+                + " AND e.event_type = 'OrderNoted') l").get(0);
+        return new double[] {((Number) row.get(0)).doubleValue(), ((Number) row.get(1)).doubleValue()};
     }
 
     /** Events joined to one consumer's inbox marks: {@code e} is outbox_event, {@code p} processed_event. */
