@@ -117,20 +117,29 @@ final class DebeziumPeer implements AutoCloseable {
      * from its offsets; events a second from the first acknowledged batch to the last, the rule our drain's rate
      * follows (first to last confirm).
      */
-    double drain(int events) throws Exception {
+    /** B2's figures for the peer: its rate, and where the machine's CPU went from its first batch to its last. */
+    record Drained(double rate, CpuMeter.Usage cpu) {
+    }
+
+    Drained drain(int events) throws Exception {
         stopEngine();
         String tag = "debezium-" + java.util.UUID.randomUUID();
         for (int from = 0; from < events; from += 1000) {
             db.execute(BenchDatabase.POSTGRESQL.insertPending(TABLE, tag, from, Math.min(events, from + 1000), events));
         }
         count(tag + "-");
+        List<CpuMeter.Sample> cpu = new java.util.concurrent.CopyOnWriteArrayList<>();
+        cpu.add(CpuMeter.sample());
         startEngine();
         await(Duration.ofSeconds(Math.max(120, events / 200)), "Debezium delivered the " + events + " backlog rows",
                 () -> {
                     failed();
+                    cpu.add(CpuMeter.sample());
                     return counted.get();
                 }, n -> n >= events);
-        return events / ((lastAcked.get() - firstAcked.get()) / 1e9);
+        cpu.add(CpuMeter.sample());
+        return new Drained(events / ((lastAcked.get() - firstAcked.get()) / 1e9),
+                CpuMeter.withinNanos(cpu, firstAcked.get(), lastAcked.get()));
     }
 
     /** B3's figures for the peer: commit-to-consumer latency percentiles and what the load achieved. */

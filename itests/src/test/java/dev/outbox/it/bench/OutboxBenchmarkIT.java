@@ -189,12 +189,18 @@ class OutboxBenchmarkIT {
         Assumptions.assumeTrue("drain".equals(ONLY), "runs with -Dit.bench.only=drain");
         BenchmarkTable table = new BenchmarkTable();
         prepare(pg);
-        double sql = rawClaimAndConfirm(pg, EVENTS);
-        table.add("B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH + ")", rate(sql), "-", "-", "-");
+        SqlLimit limit = rawClaimAndConfirm(pg, EVENTS);
+        double sql = limit.rate();
+        table.add("B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH + ")", rate(sql), "-", "-",
+                sqlCpu(limit));
         Drain kafka = drain(pg, "kafka", EVENTS);
         table.add("B2 drain to Kafka, " + EVENTS + " pending", rate(kafka.rate()), ">= 20,000/s", "-",
-                String.format("%.2f of B0 SQL", kafka.rate() / sql));
+                String.format("%.2f of B0 SQL; ", kafka.rate() / sql) + kafka.cpuBound());
         table.note("where the drain's time went: " + kafka.profile());
+        table.note(cpuNote("B0 SQL", limit.cpu(), EVENTS) + "; " + cpuNote("B2 Kafka", kafka.cpu(), EVENTS));
+        if (Boolean.getBoolean("it.bench.jms")) {
+            jmsRows(table, sql);
+        }
         // Each row is printed as it is added ("benchmark | ..." lines); nothing is written to results.md.
     }
 
@@ -217,8 +223,10 @@ class OutboxBenchmarkIT {
         BenchmarkTable table = new BenchmarkTable();
         prepare(pg);
 
-        double sql = rawClaimAndConfirm(pg, EVENTS);
-        table.add("B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH + ")", rate(sql), "-", "-", "-");
+        SqlLimit limit = rawClaimAndConfirm(pg, EVENTS);
+        double sql = limit.rate();
+        table.add("B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH + ")", rate(sql), "-", "-",
+                sqlCpu(limit));
         double producer = rawKafkaProducer(EVENTS);
         table.add("B0 Kafka producer, no database (" + EVENTS + " records)", rate(producer), "-", "-", "-");
 
@@ -226,17 +234,16 @@ class OutboxBenchmarkIT {
         double peer = new PeerDrain(pg.jdbc(), producerSettings(), pg.db()).drain(EVENTS);
         table.add("B2 drain to Kafka, " + EVENTS + " pending", rate(kafka.rate()), ">= 20,000/s; >= 5x the peer",
                 rate(peer) + " (gruelbox transaction-outbox 4.2.268)", String.format("%.1fx the peer; %.2f of the"
-                        + " slower B0 limit", kafka.rate() / peer, kafka.rate() / Math.min(sql, producer)));
+                        + " slower B0 limit; ", kafka.rate() / peer, kafka.rate() / Math.min(sql, producer))
+                        + kafka.cpuBound());
         if (FULL) {
             debeziumDrainRow(table, kafka);
         }
         Drain twoWorkers = drain(pg, "kafka", EVENTS, 2);
         table.add("B2 drain to Kafka, " + EVENTS + " pending, 2 workers (outbox.publisher.workers)",
                 rate(twoWorkers.rate()), ">= 20,000/s", "not measured",
-                String.format("%.2f of one worker", twoWorkers.rate() / kafka.rate()));
-        Drain jms = drain(pg, "jms", EVENTS);
-        table.add("B2 drain to JMS (embedded engine), " + EVENTS + " pending", rate(jms.rate()), ">= 5,000/s",
-                "not measured", String.format("%.2f of B0 SQL", jms.rate() / sql));
+                String.format("%.2f of one worker; ", twoWorkers.rate() / kafka.rate()) + twoWorkers.cpuBound());
+        Drain jms = jmsRows(table, sql);
 
         insertHistory(pg, HISTORY);
         Drain withHistory = drain(pg, "kafka", EVENTS);
@@ -266,7 +273,7 @@ class OutboxBenchmarkIT {
 
         // MariaDB beside PostgreSQL (issue 18): the same SQL limit, drain, history and write overhead.
         prepare(maria);
-        double mariaSql = rawClaimAndConfirm(maria, EVENTS);
+        double mariaSql = rawClaimAndConfirm(maria, EVENTS).rate();
         table.add("MariaDB: B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH + ")",
                 rate(mariaSql), "-", "-", String.format("%.2f of PostgreSQL's (whose test cluster runs with fsync off)",
                         mariaSql / sql));
@@ -291,6 +298,9 @@ class OutboxBenchmarkIT {
                 + jms.profile() + "; Kafka with history " + withHistory.profile() + "; MariaDB Kafka "
                 + mariaKafka.profile() + "; MariaDB Kafka with history " + mariaHistory.profile()
                 + "; PostgreSQL durable Kafka " + durableProfile);
+        table.note("CPU per event during the drains (core-ms, from /proc, first to last confirm): "
+                + cpuNote("B0 SQL", limit.cpu(), EVENTS) + "; " + cpuNote("B2 Kafka", kafka.cpu(), EVENTS) + "; "
+                + cpuNote("B2 Kafka, 2 workers", twoWorkers.cpu(), EVENTS));
         table.note("publisher settings: batch-size " + BATCH + ", workers " + WORKERS + ", one run drains up to 100"
                 + " batches, lease " + BENCH_LEASE.toSeconds() + " s");
         table.write(Path.of(Settings.required("it.bench.out")), MODE);
@@ -306,9 +316,13 @@ class OutboxBenchmarkIT {
      */
     private void debeziumDrainRow(BenchmarkTable table, Drain ours) throws Exception {
         try (DebeziumPeer debezium = DebeziumPeer.start(pg.jdbc(), producerSettings(), pg.db())) {
-            double rate = debezium.drain(EVENTS);
+            DebeziumPeer.Drained drained = debezium.drain(EVENTS);
+            double rate = drained.rate();
             table.add("B2 peer: " + DebeziumPeer.NAME + ", " + EVENTS + " rows committed while it was stopped",
                     rate(rate), "ours ahead", "-", String.format("ours is %.2fx", ours.rate() / rate));
+            // Its engine runs in this JVM, so its work counts as "benchmark"; ours runs in the server.
+            table.note("CPU per event (core-ms, from /proc): " + cpuNote("Debezium's drain", drained.cpu(), EVENTS)
+                    + "; " + cpuNote("ours to Kafka", ours.cpu(), EVENTS));
         }
     }
 
@@ -344,7 +358,7 @@ class OutboxBenchmarkIT {
         Drain durableKafka;
         try {
             prepare(durable);
-            double durableSql = rawClaimAndConfirm(durable, EVENTS);
+            double durableSql = rawClaimAndConfirm(durable, EVENTS).rate();
             table.add(durable.label() + "B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH
                     + ")", rate(durableSql), "-", "-", String.format("%.2f of the fsync-off cluster's", durableSql / sql));
             durableKafka = drain(durable, "kafka", EVENTS);
@@ -414,8 +428,17 @@ class OutboxBenchmarkIT {
                 String.format("%.2f; the server's B1 ratio is %.2f of it", bound.ratio(), ours / bound.ratio()));
     }
 
-    /** One drain: its rate, the server's peak heap, where the publisher's time went, the claim's plan before it. */
-    private record Drain(double rate, long peakHeapBytes, String profile, String plan) {
+    /**
+     * One drain: its rate, the server's peak heap, where the publisher's time went, the claim's plan before it, and
+     * where the machine's CPU went from its first confirm to its last.
+     */
+    private record Drain(double rate, long peakHeapBytes, String profile, String plan, CpuMeter.Usage cpu) {
+
+        /** How busy the cores were and the rate that CPU per event allows with every core busy. */
+        String cpuBound() {
+            return !cpu.measured() ? "CPU not sampled (too short)" : String.format(
+                    "cores %.0f%% busy, so at most %,.0f/s at its CPU per event", 100 * cpu.busyShare(), cpu.boundFor(rate));
+        }
     }
 
     private static final Pattern RUN_PROFILE = Pattern.compile("outbox run profile: events=(\\d+) batches=(\\d+)"
@@ -452,6 +475,79 @@ class OutboxBenchmarkIT {
     }
 
     private Drain drain(Target target, String transport, int events, int workers) throws Exception {
+        return drain(target, transport, events, workers, "");
+    }
+
+    /**
+     * B2 to JMS: the embedded engine; at the issue's sizes also the engine in a second server over loopback, and a
+     * what-if with the engine's persistence off, which shows how much of the drain the engine's disk writes take
+     * (issue 20: "a measured proof that the embedded engine's persistence is the ceiling"). Returns the embedded
+     * drain.
+     */
+    private Drain jmsRows(BenchmarkTable table, double sql) throws Exception {
+        Drain jms = drain(pg, "jms", EVENTS);
+        table.add("B2 drain to JMS (embedded engine), " + EVENTS + " pending", rate(jms.rate()), ">= 5,000/s",
+                "not measured", String.format("%.2f of B0 SQL; ", jms.rate() / sql) + jms.cpuBound());
+        table.note(cpuNote("B2 JMS", jms.cpu(), EVENTS));
+        if (!FULL) {
+            return jms;
+        }
+        Drain remote = remoteJmsDrain(pg, EVENTS);
+        table.add("B2 drain to JMS (the engine in a second server, over loopback), " + EVENTS + " pending",
+                rate(remote.rate()), ">= 5,000/s", "not measured", String.format("%.2f of the embedded engine's; ",
+                        remote.rate() / jms.rate()) + remote.cpuBound());
+        // What-if only: ReliableNonPersistent keeps persistent messages in memory, so a crash loses them (R2).
+        Drain memory = drain(pg, "jms", EVENTS, WORKERS, "<jmsConnectionFactory id=\"DefaultJMSConnectionFactory\""
+                + " jndiName=\"jms/DefaultJMSConnectionFactory\"><properties.wasJms"
+                + " persistentMapping=\"ReliableNonPersistent\"/></jmsConnectionFactory>");
+        table.add("B2 drain to JMS, what-if: the embedded engine keeping messages in memory only (persistentMapping"
+                        + " ReliableNonPersistent, which a crash loses: never a supported setting), " + EVENTS + " pending",
+                rate(memory.rate()), "-", "-", String.format("%.2f of the persistent engine's; ", memory.rate()
+                        / jms.rate()) + memory.cpuBound());
+        table.note("where the JMS drains' time went (publisher run profiles): embedded " + jms.profile()
+                + "; second server " + remote.profile() + "; in memory " + memory.profile());
+        table.note(cpuNote("B2 JMS, second server's engine (both servers count as server)", remote.cpu(), EVENTS)
+                + "; " + cpuNote("B2 JMS, in memory", memory.cpu(), EVENTS));
+        return jms;
+    }
+
+    /**
+     * B2 to JMS with the messaging engine in another server (issue 20 item 1): the second crash server, its
+     * publisher off, holds the queue in its engine, and the bench server sends through a connection factory that
+     * reaches it over loopback TCP ({@code remoteServerAddress}). Both servers share this machine's cores.
+     */
+    private Drain remoteJmsDrain(Target target, int events) throws Exception {
+        LibertyProcess engine = CrashServer.secondProcess(CrashServer.secondService());
+        Properties bootstrap = new Properties();
+        try (var in = Files.newBufferedReader(engine.serverDir().resolve("bootstrap.properties"))) {
+            bootstrap.load(in);
+        }
+        String port = bootstrap.getProperty("jms.port");
+        engine.stop();
+        forgetQueuedMessages(engine);
+        engine.writeOverride("bench.xml", "<server><variable name=\"outbox.publisher.enabled\" value=\"false\"/>"
+                + "<messagingEngine><queue id=\"BenchEvents\" maxMessageDepth=\"5000000\"/>"
+                + "<fileStore fileStoreSize=\"2000\" logFileSize=\"100\"/></messagingEngine></server>");
+        engine.use(runVariables(target));
+        engine.start();
+        try {
+            return drain(target, "jms", events, WORKERS, "<jmsConnectionFactory id=\"RemoteEngine\""
+                    + " jndiName=\"jms/RemoteEngine\"><properties.wasJms remoteServerAddress=\"localhost:" + port
+                    + ":BootstrapBasicMessaging\" persistentMapping=\"AssuredPersistent\"/></jmsConnectionFactory>"
+                    + "<variable name=\"outbox.jms.connection-factory\" value=\"jms/RemoteEngine\"/>");
+        } finally {
+            try {
+                engine.stop();
+                engine.kill();
+            } finally {
+                engine.deleteOverride("bench.xml");
+                engine.use(Map.of());
+                forgetQueuedMessages(engine);
+            }
+        }
+    }
+
+    private Drain drain(Target target, String transport, int events, int workers, String moreConfig) throws Exception {
         LibertyProcess server = target.server();
         OutboxDatabase db = target.db();
         server.stop();
@@ -462,25 +558,32 @@ class OutboxBenchmarkIT {
         analyze(target); // as the database's own maintenance leaves a table in production, for every drain
         String plan = claimPlan(target); // on the backlog about to drain, not on the table it leaves behind
         startBenchServer(target, transport, workers, "<variable name=\"outbox.kafka.topic\" value=\"bench.{aggregateType}\"/>"
-                + "<variable name=\"outbox.jms.destination.BenchNoted\" value=\"jms/BenchEvents\"/>");
+                + "<variable name=\"outbox.jms.destination.BenchNoted\" value=\"jms/BenchEvents\"/>" + moreConfig);
         String mine = "aggregate_type = 'Bench' AND aggregate_id LIKE '" + tag + "-%'";
         AtomicLong peak = new AtomicLong();
-        // Observed cheaply, so the observer does not slow the drain: the pending rows on their index, and the heap,
-        // twice a second. At least 200 events a second, or the drain is stuck (a full queue, a broker away): fail
-        // rather than wait.
+        List<CpuMeter.Sample> cpu = new java.util.concurrent.CopyOnWriteArrayList<>();
+        cpu.add(CpuMeter.sample());
+        // Observed cheaply, so the observer does not slow the drain: the pending rows on their index, the heap and
+        // the CPU, twice a second. At least 200 events a second, or the drain is stuck (a full queue, a broker
+        // away): fail rather than wait.
         await(Duration.ofSeconds(Math.max(120, events / 200)), events + " events delivered to " + transport, () -> {
             peak.accumulateAndGet(usedHeap(target), Math::max);
+            cpu.add(CpuMeter.sample());
             pause(500);
             return db.count("outbox_event", "state = 'PENDING' AND aggregate_type = 'Bench'");
         }, n -> n == 0);
         List<Object> span = db.rows("SELECT MIN(delivered_at), MAX(delivered_at) FROM outbox_event WHERE " + mine).get(0);
-        double seconds = Duration.between(OutboxDatabase.instant(span.get(0)), OutboxDatabase.instant(span.get(1)))
-                .toNanos() / 1e9;
+        cpu.add(CpuMeter.sample());
+        java.time.Instant first = OutboxDatabase.instant(span.get(0));
+        java.time.Instant last = OutboxDatabase.instant(span.get(1));
+        double seconds = Duration.between(first, last).toNanos() / 1e9;
         assertEquals(events, db.count("outbox_event", mine + " AND state = 'DELIVERED'"), "every event delivered");
         server.stop();
         String profile = runProfile(server);
         db.execute("DELETE FROM outbox_event WHERE " + mine);
-        return new Drain(events / Math.max(seconds, 0.001), peak.get(), profile, plan);
+        // the database and this JVM read one machine clock, so the confirms' span picks the samples inside it
+        CpuMeter.Usage usage = CpuMeter.within(cpu, first.toEpochMilli(), last.toEpochMilli());
+        return new Drain(events / Math.max(seconds, 0.001), peak.get(), profile, plan, usage);
     }
 
     /**
@@ -577,7 +680,7 @@ class OutboxBenchmarkIT {
 
     /** @param stages where the time went: p50 / p99 of each step (see {@link #stagesOf} for the clocks each reads) */
     private record Latency(double p50, double p99, double publishP99, long peakPerSecond, long events, double seconds,
-                           int requested, String stages) {
+                           int requested, String stages, CpuMeter.Usage cpu) {
     }
 
     private static void latencyRow(BenchmarkTable table, String transport, String target,
@@ -587,7 +690,9 @@ class OutboxBenchmarkIT {
                         l.events() / l.seconds(), l.seconds(), consumer),
                 String.format("p50 %.0f ms, p99 %.0f ms", l.p50(), l.p99()), target, "not measured",
                 String.format("p99 %.0f ms of it to the publisher's confirm; the consumer's best second %,d events;"
-                        + " p50 / p99 by step: %s", l.publishP99(), l.peakPerSecond(), l.stages())));
+                        + " p50 / p99 by step: %s; during the load cores %.0f%% busy, CPU ms per event %s",
+                        l.publishP99(), l.peakPerSecond(), l.stages(), 100 * l.cpu().busyShare(),
+                        l.cpu().perEvent(l.events()))));
     }
 
     /**
@@ -630,8 +735,10 @@ class OutboxBenchmarkIT {
         }
         String since = String.valueOf(db.rows("SELECT CAST(now() AS TEXT)").get(0).get(0));
         String measured = mine + " AND e.created_at >= CAST('" + since + "' AS TIMESTAMP WITH TIME ZONE)";
+        CpuMeter.Sample loadStarts = CpuMeter.sample();
         ExampleService.Reply steady = service.benchmark("steady?customer=" + run + "&rate=" + perSecond + "&millis="
                 + millis, Duration.ofMillis(millis + 60_000));
+        CpuMeter.Usage cpu = CpuMeter.between(loadStarts, CpuMeter.sample());
         assertEquals(200, steady.status(), "the steady load ran: " + steady.raw());
         long notes = steady.body().getJsonNumber("notes").longValue();
         java.util.Map<String, Latency> byConsumer = new java.util.LinkedHashMap<>();
@@ -648,7 +755,7 @@ class OutboxBenchmarkIT {
             long peak = ((Number) db.rows("SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM " + marksOf(consumer)
                     + " WHERE " + measured + " GROUP BY date_trunc('second', p.processed_at)) s").get(0).get(0)).longValue();
             byConsumer.put(consumer, new Latency(total[0], total[1], publishP99, peak, notes, steady.body().getJsonNumber("seconds").doubleValue(), perSecond,
-                    stagesOf(db, consumer, measured)));
+                    stagesOf(db, consumer, measured), cpu));
         }
         server.stop();
         return byConsumer;
@@ -716,15 +823,32 @@ class OutboxBenchmarkIT {
         });
     }
 
+    /** How much of the cores B0's one-connection loop kept busy: it waits on round trips, not on the CPU. */
+    private static String sqlCpu(SqlLimit limit) {
+        return String.format("cores %.0f%% busy", 100 * limit.cpu().busyShare());
+    }
+
+    /** "B2 Kafka: cores 88% busy; server 0.21, broker 0.09, ..." per event. */
+    private static String cpuNote(String what, CpuMeter.Usage cpu, long events) {
+        return !cpu.measured() ? what + ": CPU not sampled (too short)" : String.format("%s: cores %.0f%% busy over %.1f s; per event %s", what, 100 * cpu.busyShare(),
+                cpu.seconds(), cpu.perEvent(events));
+    }
+
+    /** B0's SQL limit: its rate, and where the machine's CPU went while the loop ran. */
+    private record SqlLimit(double rate, CpuMeter.Usage cpu) {
+    }
+
     /**
      * B0: the publisher's claim (the dialect's claim, strict ordering) and confirm statements, batch after batch
      * in short transactions, with nothing sent in between.
      */
-    private static double rawClaimAndConfirm(Target target, int events) throws Exception {
+    private static SqlLimit rawClaimAndConfirm(Target target, int events) throws Exception {
         String tag = "bench-sql-" + UUID.randomUUID();
         insertPending(target, tag, events);
         analyze(target); // the same start as every drain
         Dialect dialect = target.kind().dialect();
+        CpuMeter.Sample before = CpuMeter.sample();
+        CpuMeter.Usage cpu;
         long start = System.nanoTime();
         int confirmed = 0;
         try (Connection connection = DriverManager.getConnection(target.jdbc(), "outbox", "outbox")) {
@@ -744,11 +868,12 @@ class OutboxBenchmarkIT {
                 connection.commit();
                 confirmed += claimed.size();
             }
+            cpu = CpuMeter.between(before, CpuMeter.sample()); // while its backend still runs
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         assertEquals(events, confirmed, "the raw loop claimed and confirmed every event once");
         target.db().execute("DELETE FROM outbox_event WHERE aggregate_id LIKE '" + tag + "-%'");
-        return events / seconds;
+        return new SqlLimit(events / seconds, cpu);
     }
 
     /** The Kafka transport's producer settings (acks=all, idempotent, linger 5 ms, 128 KiB batches). */
