@@ -32,26 +32,38 @@ final class CpuMeter {
                   Map<Long, Process> processes) {
     }
 
-    record Process(String part, long ticks) {
+    /** A process as one reading saw it; {@code started} tells a reused pid from the process it replaced. */
+    record Process(String part, long ticks, long parent, long started, long writtenBytes) {
     }
+
+    /** Each process's part, read from its command line once (pid and start time name one process). */
+    private static final Map<String, String> PARTS_SEEN = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * What a window cost: its length, the share of all cores that was busy, and CPU seconds per part. A process
      * that ended inside the window counts under its parent's part once the parent reaped it.
      */
-    record Usage(double seconds, int cores, double busyShare, Map<String, Double> cpuSecondsByPart) {
+    record Usage(double seconds, double busyShare, Map<String, Double> cpuSecondsByPart, boolean covered,
+                 Map<String, Long> writtenBytesByPart) {
 
-        /** Whether the samples covered the window: a drain of a second may end before the first sample. */
+        /**
+         * Whether two samples fell inside the window and /proc was read: a drain of a second may end before the
+         * first sample, and the samples around it would count a server's start-up.
+         */
         boolean measured() {
-            return seconds > 0.2;
+            return covered && seconds > 0.2;
         }
 
-        /** CPU milliseconds per event, by part, e.g. "server 0.21, broker 0.09, ..." */
-        String perEvent(long events) {
+        /**
+         * CPU milliseconds per event, by part, e.g. "server 0.21, broker 0.09, ...", for events that went at
+         * {@code eventsPerSecond} through the sampled part of the window.
+         */
+        String perEvent(double eventsPerSecond) {
+            double events = Math.max(1, eventsPerSecond * seconds);
             StringBuilder text = new StringBuilder();
             for (Map.Entry<String, Double> part : cpuSecondsByPart.entrySet()) {
                 text.append(text.length() == 0 ? "" : ", ").append(part.getKey()).append(' ')
-                        .append(String.format("%.3f", part.getValue() * 1000 / Math.max(1, events)));
+                        .append(String.format("%.3f", part.getValue() * 1000 / events));
             }
             return text.toString();
         }
@@ -65,11 +77,6 @@ final class CpuMeter {
     private CpuMeter() {
     }
 
-    /** Whether /proc can be read here (Linux); elsewhere the benchmark reports no CPU figures. */
-    static boolean available() {
-        return Files.isReadable(Path.of("/proc/stat"));
-    }
-
     static Sample sample() {
         long wall = System.currentTimeMillis();
         long nanos = System.nanoTime();
@@ -78,11 +85,12 @@ final class CpuMeter {
         long interrupts = 0;
         try {
             String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
-            // cpu user nice system idle iowait irq softirq steal ...: idle and iowait are the not-busy ticks
+            // cpu user nice system idle iowait irq softirq steal ...: idle and iowait are the not-busy ticks, and
+            // steal is time the host gave another guest, busy for no one here (guest time is inside user already)
             for (int i = 1; i <= 8 && i < cpu.length; i++) {
                 long ticks = Long.parseLong(cpu[i]);
                 total += ticks;
-                busy += (i == 4 || i == 5) ? 0 : ticks;
+                busy += (i == 4 || i == 5 || i == 8) ? 0 : ticks;
                 interrupts += (i == 6 || i == 7) ? ticks : 0;
             }
         } catch (IOException e) {
@@ -100,9 +108,14 @@ final class CpuMeter {
                     String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                     long ticks = Long.parseLong(after[11]) + Long.parseLong(after[12]) + Long.parseLong(after[13])
                             + Long.parseLong(after[14]);
-                    if (ticks > 0) {
-                        processes.put(pid, new Process(partOf(pid, p), ticks));
+                    long parent = Long.parseLong(after[1]); // the 4th field
+                    long started = Long.parseLong(after[19]); // the 22nd field, in ticks after boot
+                    String part = PARTS_SEEN.get(pid + "@" + started);
+                    if (part == null) {
+                        part = partOf(pid, p);
+                        PARTS_SEEN.put(pid + "@" + started, part);
                     }
+                    processes.put(pid, new Process(part, ticks, parent, started, writtenBytes(p)));
                 } catch (IOException | RuntimeException gone) {
                     // the process ended between the listing and the read
                 }
@@ -111,6 +124,20 @@ final class CpuMeter {
             // the machine's figure stands alone
         }
         return new Sample(wall, nanos, busy, total, interrupts, processes);
+    }
+
+    /** What the process had the kernel write to storage (write_bytes in /proc/<pid>/io); 0 where not readable. */
+    private static long writtenBytes(Path proc) {
+        try {
+            for (String line : Files.readAllLines(proc.resolve("io"))) {
+                if (line.startsWith("write_bytes:")) {
+                    return Long.parseLong(line.substring("write_bytes:".length()).trim());
+                }
+            }
+        } catch (IOException | RuntimeException notReadable) {
+            // another user's process, or it ended
+        }
+        return 0;
     }
 
     private static String partOf(long pid, Path proc) throws IOException {
@@ -132,25 +159,40 @@ final class CpuMeter {
 
     /** The usage between two samples of the same machine. */
     static Usage between(Sample from, Sample to) {
+        return between(from, to, true);
+    }
+
+    private static Usage between(Sample from, Sample to, boolean covered) {
         double seconds = (to.nanos() - from.nanos()) / 1e9;
         long total = to.totalTicks() - from.totalTicks();
         double busyShare = total <= 0 ? 0 : (double) (to.busyTicks() - from.busyTicks()) / total;
         Map<String, Double> byPart = new LinkedHashMap<>();
         PARTS.forEach(part -> byPart.put(part, 0.0));
+        Map<String, Long> written = new LinkedHashMap<>();
         to.processes().forEach((pid, now) -> {
-            Process before = from.processes().get(pid);
+            Process before = same(from.processes().get(pid), now);
             long ticks = now.ticks() - (before == null ? 0 : before.ticks());
             byPart.merge(now.part(), ticks / TICKS_PER_SECOND, Double::sum);
+            written.merge(now.part(), now.writtenBytes() - (before == null ? 0 : before.writtenBytes()), Long::sum);
         });
-        // A process that ended in the window moved all its time into its parent's children's times, so what it
-        // had before the window would count twice.
+        // A process that ended in the window moved all its time into its parent's children's times (the database's
+        // backends and vacuum workers into their postmaster's), so what it had before the window would count twice
+        // there. An orphan's reaper may be no process we see; then its time is lost rather than counted twice.
         from.processes().forEach((pid, before) -> {
-            if (!to.processes().containsKey(pid)) {
-                byPart.merge(before.part(), -before.ticks() / TICKS_PER_SECOND, Double::sum);
+            if (same(before, to.processes().get(pid)) == null) {
+                Process parent = to.processes().get(before.parent());
+                if (parent != null) {
+                    byPart.merge(parent.part(), -before.ticks() / TICKS_PER_SECOND, Double::sum);
+                }
             }
         });
         byPart.put("interrupts", (to.interruptTicks() - from.interruptTicks()) / TICKS_PER_SECOND);
-        return new Usage(seconds, Runtime.getRuntime().availableProcessors(), busyShare, byPart);
+        return new Usage(seconds, busyShare, byPart, covered && total > 0, written);
+    }
+
+    /** {@code before}, if it is the same process as {@code now} (a pid can be reused); otherwise null. */
+    private static Process same(Process before, Process now) {
+        return before != null && now != null && before.started() == now.started() ? before : null;
     }
 
     /**
@@ -175,7 +217,8 @@ final class CpuMeter {
                 last = s;
             }
         }
-        if (first == null || first == last) {
+        boolean covered = first != null && first != last;
+        if (!covered) {
             first = samples.get(0);
             last = samples.get(samples.size() - 1);
             for (Sample s : samples) {
@@ -189,7 +232,7 @@ final class CpuMeter {
                 }
             }
         }
-        return between(first, last);
+        return between(first, last, covered);
     }
 
     private static double ticksPerSecond() {

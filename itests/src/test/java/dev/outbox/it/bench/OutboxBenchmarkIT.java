@@ -197,7 +197,8 @@ class OutboxBenchmarkIT {
         table.add("B2 drain to Kafka, " + EVENTS + " pending", rate(kafka.rate()), ">= 20,000/s", "-",
                 String.format("%.2f of B0 SQL; ", kafka.rate() / sql) + kafka.cpuBound());
         table.note("where the drain's time went: " + kafka.profile());
-        table.note(cpuNote("B0 SQL", limit.cpu(), EVENTS) + "; " + cpuNote("B2 Kafka", kafka.cpu(), EVENTS));
+        table.note(cpuNote("B0 SQL", limit.cpu(), limit.rate()) + "; "
+                + cpuNote("B2 Kafka", kafka.cpu(), kafka.rate()));
         if (Boolean.getBoolean("it.bench.jms")) {
             jmsRows(table, sql);
         }
@@ -299,8 +300,8 @@ class OutboxBenchmarkIT {
                 + mariaKafka.profile() + "; MariaDB Kafka with history " + mariaHistory.profile()
                 + "; PostgreSQL durable Kafka " + durableProfile);
         table.note("CPU per event during the drains (core-ms, from /proc, first to last confirm): "
-                + cpuNote("B0 SQL", limit.cpu(), EVENTS) + "; " + cpuNote("B2 Kafka", kafka.cpu(), EVENTS) + "; "
-                + cpuNote("B2 Kafka, 2 workers", twoWorkers.cpu(), EVENTS));
+                + cpuNote("B0 SQL", limit.cpu(), limit.rate()) + "; " + cpuNote("B2 Kafka", kafka.cpu(), kafka.rate())
+                + "; " + cpuNote("B2 Kafka, 2 workers", twoWorkers.cpu(), twoWorkers.rate()));
         table.note("publisher settings: batch-size " + BATCH + ", workers " + WORKERS + ", one run drains up to 100"
                 + " batches, lease " + BENCH_LEASE.toSeconds() + " s");
         table.write(Path.of(Settings.required("it.bench.out")), MODE);
@@ -321,8 +322,9 @@ class OutboxBenchmarkIT {
             table.add("B2 peer: " + DebeziumPeer.NAME + ", " + EVENTS + " rows committed while it was stopped",
                     rate(rate), "ours ahead", "-", String.format("ours is %.2fx", ours.rate() / rate));
             // Its engine runs in this JVM, so its work counts as "benchmark"; ours runs in the server.
-            table.note("CPU per event (core-ms, from /proc): " + cpuNote("Debezium's drain", drained.cpu(), EVENTS)
-                    + "; " + cpuNote("ours to Kafka", ours.cpu(), EVENTS));
+            table.note("CPU per event (core-ms, from /proc): "
+                    + cpuNote("Debezium's drain", drained.cpu(), drained.rate()) + "; "
+                    + cpuNote("ours to Kafka", ours.cpu(), ours.rate()));
         }
     }
 
@@ -488,7 +490,7 @@ class OutboxBenchmarkIT {
         Drain jms = drain(pg, "jms", EVENTS);
         table.add("B2 drain to JMS (embedded engine), " + EVENTS + " pending", rate(jms.rate()), ">= 5,000/s",
                 "not measured", String.format("%.2f of B0 SQL; ", jms.rate() / sql) + jms.cpuBound());
-        table.note(cpuNote("B2 JMS", jms.cpu(), EVENTS));
+        table.note(cpuNote("B2 JMS", jms.cpu(), jms.rate()));
         if (!FULL) {
             return jms;
         }
@@ -504,10 +506,14 @@ class OutboxBenchmarkIT {
                         + " ReliableNonPersistent, which a crash loses: never a supported setting), " + EVENTS + " pending",
                 rate(memory.rate()), "-", "-", String.format("%.2f of the persistent engine's; ", memory.rate()
                         / jms.rate()) + memory.cpuBound());
+        // That the what-if took hold: its engine kept the messages in memory rather than writing its file store.
+        table.note("what the server had the kernel write to disk during the drain: " + written(jms) + " with the"
+                + " persistent engine, " + written(memory) + " in memory (peak heap " + mb(memory.peakHeapBytes())
+                + " against " + mb(jms.peakHeapBytes()) + ")");
         table.note("where the JMS drains' time went (publisher run profiles): embedded " + jms.profile()
                 + "; second server " + remote.profile() + "; in memory " + memory.profile());
-        table.note(cpuNote("B2 JMS, second server's engine (both servers count as server)", remote.cpu(), EVENTS)
-                + "; " + cpuNote("B2 JMS, in memory", memory.cpu(), EVENTS));
+        table.note(cpuNote("B2 JMS, second server's engine (both servers count as server)", remote.cpu(), remote.rate())
+                + "; " + cpuNote("B2 JMS, in memory", memory.cpu(), memory.rate()));
         return jms;
     }
 
@@ -517,34 +523,48 @@ class OutboxBenchmarkIT {
      * reaches it over loopback TCP ({@code remoteServerAddress}). Both servers share this machine's cores.
      */
     private Drain remoteJmsDrain(Target target, int events) throws Exception {
-        LibertyProcess engine = CrashServer.secondProcess(CrashServer.secondService());
+        LibertyProcess engine = CrashServer.secondProcess(CrashServer.secondService()).measured();
         Properties bootstrap = new Properties();
         try (var in = Files.newBufferedReader(engine.serverDir().resolve("bootstrap.properties"))) {
             bootstrap.load(in);
         }
-        String port = bootstrap.getProperty("jms.port");
+        String port = java.util.Objects.requireNonNull(bootstrap.getProperty("jms.port"),
+                "jms.port in " + engine.serverDir().resolve("bootstrap.properties"));
         engine.stop();
-        forgetQueuedMessages(engine);
-        engine.writeOverride("bench.xml", "<server><variable name=\"outbox.publisher.enabled\" value=\"false\"/>"
-                + "<messagingEngine><queue id=\"BenchEvents\" maxMessageDepth=\"5000000\"/>"
-                + "<fileStore fileStoreSize=\"2000\" logFileSize=\"100\"/></messagingEngine></server>");
-        engine.use(runVariables(target));
-        engine.start();
         try {
+            forgetQueuedMessages(engine);
+            // Only the engine: no publisher and no cleanup runs of its own beside the measured server's.
+            engine.writeOverride("bench.xml", "<server><variable name=\"outbox.publisher.enabled\" value=\"false\"/>"
+                    + "<variable name=\"outbox.cleanup.enabled\" value=\"false\"/>"
+                    + "<messagingEngine><queue id=\"BenchEvents\" maxMessageDepth=\"5000000\"/>"
+                    + "<fileStore fileStoreSize=\"2000\" logFileSize=\"100\"/></messagingEngine></server>");
+            Files.writeString(engine.serverDir().resolve("jvm.options"), HEAP + "\n");
+            engine.use(runVariables(target));
+            engine.start();
             return drain(target, "jms", events, WORKERS, "<jmsConnectionFactory id=\"RemoteEngine\""
                     + " jndiName=\"jms/RemoteEngine\"><properties.wasJms remoteServerAddress=\"localhost:" + port
                     + ":BootstrapBasicMessaging\" persistentMapping=\"AssuredPersistent\"/></jmsConnectionFactory>"
                     + "<variable name=\"outbox.jms.connection-factory\" value=\"jms/RemoteEngine\"/>");
         } finally {
+            // Whatever failed: the second crash server stopped and back to how the crash suites expect it.
             try {
                 engine.stop();
-                engine.kill();
             } finally {
-                engine.deleteOverride("bench.xml");
-                engine.use(Map.of());
-                forgetQueuedMessages(engine);
+                try {
+                    engine.kill();
+                } finally {
+                    engine.deleteOverride("bench.xml");
+                    Files.deleteIfExists(engine.serverDir().resolve("jvm.options"));
+                    engine.use(Map.of());
+                    forgetQueuedMessages(engine);
+                }
             }
         }
+    }
+
+    /** What the servers had the kernel write to storage in the drain's window (/proc/<pid>/io), in MB. */
+    private static String written(Drain drain) {
+        return mb(drain.cpu().writtenBytesByPart().getOrDefault("server", 0L));
     }
 
     private Drain drain(Target target, String transport, int events, int workers, String moreConfig) throws Exception {
@@ -692,7 +712,7 @@ class OutboxBenchmarkIT {
                 String.format("p99 %.0f ms of it to the publisher's confirm; the consumer's best second %,d events;"
                         + " p50 / p99 by step: %s; during the load cores %.0f%% busy, CPU ms per event %s",
                         l.publishP99(), l.peakPerSecond(), l.stages(), 100 * l.cpu().busyShare(),
-                        l.cpu().perEvent(l.events()))));
+                        l.cpu().perEvent(l.events() / l.seconds()))));
     }
 
     /**
@@ -829,9 +849,10 @@ class OutboxBenchmarkIT {
     }
 
     /** "B2 Kafka: cores 88% busy; server 0.21, broker 0.09, ..." per event. */
-    private static String cpuNote(String what, CpuMeter.Usage cpu, long events) {
-        return !cpu.measured() ? what + ": CPU not sampled (too short)" : String.format("%s: cores %.0f%% busy over %.1f s; per event %s", what, 100 * cpu.busyShare(),
-                cpu.seconds(), cpu.perEvent(events));
+    private static String cpuNote(String what, CpuMeter.Usage cpu, double eventsPerSecond) {
+        return !cpu.measured() ? what + ": CPU not sampled (too short)" : String.format(
+                "%s: cores %.0f%% busy over %.1f s; per event %s", what, 100 * cpu.busyShare(), cpu.seconds(),
+                cpu.perEvent(eventsPerSecond));
     }
 
     /** B0's SQL limit: its rate, and where the machine's CPU went while the loop ran. */
