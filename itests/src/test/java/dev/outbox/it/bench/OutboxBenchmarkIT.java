@@ -191,8 +191,8 @@ class OutboxBenchmarkIT {
         prepare(pg);
         SqlLimit limit = rawClaimAndConfirm(pg, EVENTS);
         double sql = limit.rate();
-        table.add("B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH + ")", rate(sql), "-", "-",
-                sqlCpu(limit));
+        table.add("B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH + ")", rate(sql), "-",
+                "-", sqlCpu(limit));
         Drain kafka = drain(pg, "kafka", EVENTS);
         table.add("B2 drain to Kafka, " + EVENTS + " pending", rate(kafka.rate()), ">= 20,000/s", "-",
                 String.format("%.2f of B0 SQL; ", kafka.rate() / sql) + kafka.cpuBound());
@@ -226,8 +226,8 @@ class OutboxBenchmarkIT {
 
         SqlLimit limit = rawClaimAndConfirm(pg, EVENTS);
         double sql = limit.rate();
-        table.add("B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH + ")", rate(sql), "-", "-",
-                sqlCpu(limit));
+        table.add("B0 claim+confirm SQL, no broker (" + EVENTS + " events, batches of " + BATCH + ")", rate(sql), "-",
+                "-", sqlCpu(limit));
         double producer = rawKafkaProducer(EVENTS);
         table.add("B0 Kafka producer, no database (" + EVENTS + " records)", rate(producer), "-", "-", "-");
 
@@ -421,12 +421,23 @@ class OutboxBenchmarkIT {
     private static void writeOverheadRows(BenchmarkTable table, Target target) throws Exception {
         jakarta.json.JsonObject b1 = writeOverhead(target);
         writeOverheadRow(table, target, b1);
-        SqlWriteOverhead.Figures bound = new SqlWriteOverhead(target.jdbc(), target.kind().dialect())
-                .measure(FULL ? 5000 : 1000, FULL ? 4 : 1);
+        String row = target.label() + "B1 database bound: the note command's SQL alone with / without the outbox row,"
+                + " 8 JDBC callers, no server";
+        SqlWriteOverhead.Figures bound;
+        try {
+            bound = new SqlWriteOverhead(target.jdbc(), target.kind().dialect()).measure(FULL ? 5000 : 1000,
+                    FULL ? 4 : 1);
+        } catch (Exception | AssertionError e) {
+            if (!FULL) {
+                throw e; // the smoke run exists to catch a measurement that broke
+            }
+            // A full run takes half an hour: one failed row must not cost the table (seen once on MariaDB,
+            // 2026-12-06: "order ... moved under its only caller", not understood yet).
+            table.add(row, "failed", "-", "-", String.valueOf(e.getCause() == null ? e : e.getCause()));
+            return;
+        }
         double ours = b1.getJsonNumber("ratio").doubleValue();
-        table.add(target.label() + "B1 database bound: the note command's SQL alone with / without the outbox row,"
-                        + " 8 JDBC callers, no server", String.format("%,.0f / %,.0f tx/s", bound.withPerSecond(),
-                        bound.withoutPerSecond()), "-", "-",
+        table.add(row, String.format("%,.0f / %,.0f tx/s", bound.withPerSecond(), bound.withoutPerSecond()), "-", "-",
                 String.format("%.2f; the server's B1 ratio is %.2f of it", bound.ratio(), ours / bound.ratio()));
     }
 
@@ -439,7 +450,8 @@ class OutboxBenchmarkIT {
         /** How busy the cores were and the rate that CPU per event allows with every core busy. */
         String cpuBound() {
             return !cpu.measured() ? "CPU not sampled (too short)" : String.format(
-                    "cores %.0f%% busy, so at most %,.0f/s at its CPU per event", 100 * cpu.busyShare(), cpu.boundFor(rate));
+                    "cores %.0f%% busy, so at most %,.0f/s at its CPU per event", 100 * cpu.busyShare(),
+                    cpu.boundFor(rate));
         }
     }
 
@@ -482,9 +494,8 @@ class OutboxBenchmarkIT {
 
     /**
      * B2 to JMS: the embedded engine; at the issue's sizes also the engine in a second server over loopback, and a
-     * what-if with the engine's persistence off, which shows how much of the drain the engine's disk writes take
-     * (issue 20: "a measured proof that the embedded engine's persistence is the ceiling"). Returns the embedded
-     * drain.
+     * what-if with the engine's persistence mapped away, with what the server wrote to disk in each (issue 20: "a
+     * measured proof that the embedded engine's persistence is the ceiling"). Returns the embedded drain.
      */
     private Drain jmsRows(BenchmarkTable table, double sql) throws Exception {
         Drain jms = drain(pg, "jms", EVENTS);
@@ -498,22 +509,24 @@ class OutboxBenchmarkIT {
         table.add("B2 drain to JMS (the engine in a second server, over loopback), " + EVENTS + " pending",
                 rate(remote.rate()), ">= 5,000/s", "not measured", String.format("%.2f of the embedded engine's; ",
                         remote.rate() / jms.rate()) + remote.cpuBound());
-        // What-if only: ReliableNonPersistent keeps persistent messages in memory, so a crash loses them (R2).
+        // What-if only: ReliableNonPersistent lets the engine keep persistent messages off its disk, so a crash may
+        // lose them. The drain of 2026-12-06 wrote as much with it as without: it did not isolate the disk.
         Drain memory = drain(pg, "jms", EVENTS, WORKERS, "<jmsConnectionFactory id=\"DefaultJMSConnectionFactory\""
                 + " jndiName=\"jms/DefaultJMSConnectionFactory\"><properties.wasJms"
                 + " persistentMapping=\"ReliableNonPersistent\"/></jmsConnectionFactory>");
-        table.add("B2 drain to JMS, what-if: the embedded engine keeping messages in memory only (persistentMapping"
-                        + " ReliableNonPersistent, which a crash loses: never a supported setting), " + EVENTS + " pending",
+        table.add("B2 drain to JMS, what-if: the default connection factory with persistentMapping"
+                        + " ReliableNonPersistent (which a crash may lose: never a supported setting), " + EVENTS
+                        + " pending",
                 rate(memory.rate()), "-", "-", String.format("%.2f of the persistent engine's; ", memory.rate()
                         / jms.rate()) + memory.cpuBound());
-        // That the what-if took hold: its engine kept the messages in memory rather than writing its file store.
-        table.note("what the server had the kernel write to disk during the drain: " + written(jms) + " with the"
-                + " persistent engine, " + written(memory) + " in memory (peak heap " + mb(memory.peakHeapBytes())
-                + " against " + mb(jms.peakHeapBytes()) + ")");
+        // Whether the what-if kept the engine off its disk: what the server wrote in each drain's window.
+        table.note("what the server had the kernel write to disk during the drain: " + written(jms) + " with"
+                + " AssuredPersistent, " + written(memory) + " with ReliableNonPersistent (peak heap "
+                + mb(memory.peakHeapBytes()) + " against " + mb(jms.peakHeapBytes()) + ")");
         table.note("where the JMS drains' time went (publisher run profiles): embedded " + jms.profile()
-                + "; second server " + remote.profile() + "; in memory " + memory.profile());
+                + "; second server " + remote.profile() + "; ReliableNonPersistent " + memory.profile());
         table.note(cpuNote("B2 JMS, second server's engine (both servers count as server)", remote.cpu(), remote.rate())
-                + "; " + cpuNote("B2 JMS, in memory", memory.cpu(), memory.rate()));
+                + "; " + cpuNote("B2 JMS, ReliableNonPersistent", memory.cpu(), memory.rate()));
         return jms;
     }
 
