@@ -594,7 +594,8 @@ class OutboxBenchmarkIT {
         OutboxDatabase db = target.db();
         server.stop();
         forgetQueuedMessages(server);
-        Files.deleteIfExists(server.serverDir().resolve("logs/trace.log"));
+        Path trace = server.serverDir().resolve("logs/trace.log");
+        Files.deleteIfExists(trace);
         String tag = "bench-" + UUID.randomUUID();
         String warmTag = "bench-warm-" + UUID.randomUUID();
         insertPending(target, WARM_EVENTS > 0 ? warmTag : tag, WARM_EVENTS > 0 ? WARM_EVENTS : events);
@@ -603,7 +604,6 @@ class OutboxBenchmarkIT {
         String plan = WARM_EVENTS > 0 ? "not taken (warm drain)" : claimPlan(target);
         startBenchServer(target, transport, workers, "<variable name=\"outbox.kafka.topic\" value=\"bench.{aggregateType}\"/>"
                 + "<variable name=\"outbox.jms.destination.BenchNoted\" value=\"jms/BenchEvents\"/>" + moreConfig);
-        Path trace = server.serverDir().resolve("logs/trace.log");
         long traceFrom = 0;
         if (WARM_EVENTS > 0) {
             await(Duration.ofSeconds(Math.max(120, WARM_EVENTS / 200)), WARM_EVENTS + " warm-up events delivered",
