@@ -120,7 +120,7 @@ public final class CrashWindow {
         // 2. The publisher's first batch holds the whole backlog when the JVM halts at the failpoint.
         server.use(routeWith("outbox.failpoint", failpoint));
         server.launch();
-        assertTrue(server.awaitExit(Duration.ofSeconds(90)), "the failpoint " + failpoint + " halted the server");
+        assertTrue(server.awaitExit(Duration.ofSeconds(120)), "the failpoint " + failpoint + " halted the server");
 
         // 3. The takeover: the same server without the failpoint, a new claimer id.
         server.use(route());

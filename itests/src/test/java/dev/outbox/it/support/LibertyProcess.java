@@ -6,9 +6,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A Liberty server run as a separate process, so a test can let it halt at a failpoint (or kill it) and start
@@ -22,9 +21,15 @@ public final class LibertyProcess implements ServerProcess {
      */
     static final String SETTINGS_FILE = "run.xml";
 
+    /**
+     * The JVM this test JVM last launched for each server directory, shared by every object of one server (the
+     * benchmark's {@link #measured} is a second one): its pid is what {@link #awaitExit} watches and
+     * {@link #stop} signals.
+     */
+    private static final Map<Path, ProcessHandle> LAUNCHED = new ConcurrentHashMap<>();
+
     private final Path wlp;
     private final String name;
-    private static final Pattern STARTED_PID = Pattern.compile("started with process ID (\\d+)");
     private final ExampleService service;
     /**
      * Whether the JVM runs with its full JIT. The fault suites start a server some 150 times a build, and on two
@@ -32,8 +37,6 @@ public final class LibertyProcess implements ServerProcess {
      * nothing they assert; only the benchmark, which measures throughput, needs it.
      */
     private final boolean fullJit;
-    /** The JVM this object last launched: the pid file may still name an older, dead one. */
-    private volatile long pid = -1;
     /** Environment variables for the next start (the benchmark's OTEL_* settings for a traced run). */
     private volatile Map<String, String> environment = Map.of();
 
@@ -78,33 +81,60 @@ public final class LibertyProcess implements ServerProcess {
     public void start() throws IOException, InterruptedException {
         launch();
         service.awaitAnswering(name, Duration.ofSeconds(90));
+        if (!running()) {
+            // The JVM launched exited (a second instance refuses to run) and something else answered for it.
+            throw new IllegalStateException("server " + name + " answered, but not the JVM just launched: see "
+                    + serverDir().resolve("logs/console.log"));
+        }
     }
 
     /**
-     * Starts the server without waiting for the example: for a server expected to halt on its own. Remembers
-     * the JVM that {@code server start} reports, so a later {@link #awaitExit} watches this one and never a
-     * predecessor named by a stale pid file. A JVM that halted while starting leaves no pid: it counts as gone.
+     * Starts the server and returns at once, before it has started: for a server expected to halt on its own, or
+     * one a test waits for in its own way. Runs {@code server run}, whose script execs the server's JVM, so the
+     * process this test JVM holds is the server itself. {@code server start} would launch two more JVMs to ask
+     * whether it runs and to wait for it, some seconds of two busy cores on each of the build's ~150 starts.
      */
     @Override
     public void launch() throws IOException, InterruptedException {
         if (running()) {
-            throw new IllegalStateException("server " + name + " is still running (pid " + pid + ")");
+            throw new IllegalStateException("server " + name + " is still running (pid " + process().orElseThrow().pid()
+                    + ")");
         }
-        String output = run("start");
-        Matcher started = STARTED_PID.matcher(output);
-        pid = started.find() ? Long.parseLong(started.group(1)) : -1;
+        if (process().isEmpty()) {
+            // This test JVM's first launch of it: a server an earlier JVM (another database's suite, a build that
+            // died) left running would make this one refuse to run, so it is asked to stop by name first.
+            run("stop");
+        }
+        Path console = serverDir().resolve("logs/console.log"); // where server start would have put it
+        Files.createDirectories(console.getParent());
+        ProcessBuilder builder = new ProcessBuilder(wlp.resolve("bin/server").toString(), "run", name)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectErrorStream(true)
+                .redirectOutput(console.toFile());
+        LAUNCHED.put(serverDir(), configure(builder).start().toHandle());
     }
 
+    /**
+     * Stops the server as {@code server stop} does, by the signal a container runtime sends (SIGTERM, which
+     * Liberty's shutdown hook turns into the same orderly stop, quiesce included) instead of a JVM launched to ask
+     * it; a server this test JVM has not launched yet (one another JVM may have left running) is asked by name.
+     * Kills it after a minute.
+     */
     @Override
     public void stop() throws IOException, InterruptedException {
-        run("stop");
+        Optional<ProcessHandle> launched = process();
+        if (launched.isEmpty()) {
+            run("stop");
+        } else if (launched.get().isAlive()) {
+            launched.get().destroy();
+        }
         if (!awaitExit(Duration.ofSeconds(60))) {
             kill();
             awaitExit(Duration.ofSeconds(10));
         }
     }
 
-    /** Whether the JVM this object launched is alive. */
+    /** Whether the JVM this test JVM last launched for this server is alive. */
     public boolean running() {
         return process().map(ProcessHandle::isAlive).orElse(false);
     }
@@ -136,7 +166,7 @@ public final class LibertyProcess implements ServerProcess {
     }
 
     private Optional<ProcessHandle> process() {
-        return pid < 0 ? Optional.empty() : ProcessHandle.of(pid);
+        return Optional.ofNullable(LAUNCHED.get(serverDir()));
     }
 
     /** Runs {@code bin/server <action> <name>} and returns what it printed. */
@@ -145,16 +175,21 @@ public final class LibertyProcess implements ServerProcess {
         ProcessBuilder builder = new ProcessBuilder(wlp.resolve("bin/server").toString(), action, name)
                 .redirectErrorStream(true)
                 .redirectOutput(out.toFile());
-        builder.environment().putAll(environment);
-        if (!fullJit) {
-            // Liberty's server script adds JVM_ARGS to the options of jvm.options (which the benchmark writes).
-            builder.environment().merge("JVM_ARGS", "-XX:TieredStopAtLevel=1", (mine, c1) -> mine + " " + c1);
-        }
-        Process process = builder.start();
+        Process process = configure(builder).start();
         if (!process.waitFor(120, TimeUnit.SECONDS)) {
             process.destroyForcibly();
             throw new IllegalStateException("server " + action + " " + name + " took over 120 s");
         }
         return Files.readString(out);
+    }
+
+    /** The environment of every server command: this object's variables and its JIT. */
+    private ProcessBuilder configure(ProcessBuilder builder) {
+        builder.environment().putAll(environment);
+        if (!fullJit) {
+            // Liberty's server script adds JVM_ARGS to the options of jvm.options (which the benchmark writes).
+            builder.environment().merge("JVM_ARGS", "-XX:TieredStopAtLevel=1", (mine, c1) -> mine + " " + c1);
+        }
+        return builder;
     }
 }

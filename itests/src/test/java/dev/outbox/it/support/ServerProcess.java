@@ -20,7 +20,10 @@ public interface ServerProcess {
     /** Starts the server and waits until the example answers over HTTP. */
     void start() throws IOException, InterruptedException;
 
-    /** Starts the server without waiting for the example: for a server expected to halt on its own. */
+    /**
+     * Starts the server without waiting for it: for a server expected to halt on its own. Returns before the JVM
+     * has started, so a caller's wait includes the start-up.
+     */
     void launch() throws IOException, InterruptedException;
 
     /** A clean stop, waiting until the JVM is gone. */

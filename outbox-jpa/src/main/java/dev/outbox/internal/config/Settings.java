@@ -75,7 +75,10 @@ public final class Settings {
     public static final Setting PUBLISHER_WORKERS = Setting.integer("outbox.publisher.workers", PUBLISHER, 1, 1, 16,
             "Drains that run at once while a backlog lasts; each holds a pooled connection during its claim and "
                     + "confirm. Strict types keep their order with any number; independent types may then arrive "
-                    + "out of version order across batches.");
+                    + "out of version order across batches. May help when the send waits on a remote broker (not "
+                    + "measured); where the claim takes the time the workers' claims compete for the same due rows: "
+                    + "with the database on the server's cores 2 workers drained at 0.3 to 0.9 of one "
+                    + "(docs/benchmarks.md).");
     public static final Setting PUBLISHER_LEASE = Setting.millis("outbox.publisher.lease-ms", PUBLISHER, 30_000, 100,
             3_600_000, "How long a claim is exclusive, on the database's clock; a dead claimer's rows are due again "
                     + "after it (R4.3). Start-up refuses a lease no longer than a transport's longest send.");
