@@ -5,6 +5,7 @@ import java.util.function.Function;
 import java.util.Optional;
 import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.inbox.InboxAttempt;
+import dev.outbox.internal.inbox.Received;
 import dev.outbox.internal.inbox.kafka.DeadLetters;
 import dev.outbox.internal.inbox.kafka.InboxDelivery;
 import dev.outbox.internal.inbox.kafka.KafkaLag;
@@ -171,7 +172,9 @@ public class KafkaInbox {
                                 + e.getClass().getName() + "); reconnecting from the last committed offset");
                         pauseOrStop();
                     }
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | LinkageError | AssertionError e) {
+                    // R5.5: a poll thread never dies of what one record's change threw (those park alone, in
+                    // InboxDelivery); whatever else reached here, the loop reconnects from the committed offset.
                     if (Thread.currentThread().isInterrupted()) {
                         running = false;
                     } else if (running) {
@@ -233,7 +236,8 @@ public class KafkaInbox {
                 if (event == null) {
                     return false;
                 }
-                deliveries.add(new InboxAttempt.Delivery(event, headers.position(), () -> change.accept(event)));
+                deliveries.add(new InboxAttempt.Delivery(new Received(event, headers.position()),
+                        turn -> change.accept(turn.event())));
             }
             return attempt.attemptTogether(consumer, deliveries).isPresent();
         }

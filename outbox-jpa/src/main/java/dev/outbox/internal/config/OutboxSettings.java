@@ -16,13 +16,6 @@ public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String d
     public static OutboxSettings read(Function<String, Optional<String>> source) {
         Duration gapWindow = Settings.INBOX_GAP_WINDOW.millis(source);
         int deliveries = Settings.INBOX_BROKER_MAX_DELIVERIES.integer(source);
-        Duration budget = Settings.HOLD_PAUSE.multipliedBy(deliveries - 1L);
-        if (gapWindow.compareTo(budget) >= 0) {
-            throw new InvalidSettingException(Settings.INBOX_GAP_WINDOW.name(), "must be shorter than the broker's"
-                    + " redelivery budget, (" + Settings.INBOX_BROKER_MAX_DELIVERIES + " " + deliveries + " - 1) x "
-                    + Settings.HOLD_PAUSE.toMillis() + " ms = " + budget.toMillis() + " ms, or a held message is given up by"
-                    + " the broker before the inbox applies it", Long.toString(gapWindow.toMillis()));
-        }
         return new OutboxSettings(
                 Settings.PAYLOAD_MAX_BYTES.integer(source),
                 Settings.SCHEMA_CREATE.flag(source),

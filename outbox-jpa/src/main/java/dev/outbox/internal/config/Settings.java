@@ -23,11 +23,6 @@ import static dev.outbox.internal.config.Section.WRITE_SIDE;
  */
 public final class Settings {
 
-    /**
-     * How long a held delivery waits before it fails for redelivery (JMS) or is tried again (Kafka), R5.7. Not a
-     * setting: the gap window must fit in the broker's redelivery budget of such pauses, which start-up checks.
-     */
-    public static final java.time.Duration HOLD_PAUSE = java.time.Duration.ofMillis(250);
     /** The H2 column limit; bodies above it belong in an immutable resource anyway (R3.5). */
     public static final int PAYLOAD_HARD_LIMIT = 1_000_000;
 
@@ -152,13 +147,14 @@ public final class Settings {
     public static final Setting INBOX_RETENTION_DAYS = Setting.integer("outbox.inbox.retention-days", INBOX, 30, 1,
             36_500, "How long processed_event rows are kept: at least the broker's redelivery window plus the "
                     + "disaster-recovery window (R5.6, R9.5).");
-    public static final Setting INBOX_GAP_WINDOW = Setting.millis("outbox.inbox.gap-window-ms", INBOX, 2000, 0,
-            600_000, "How long the inbox holds a strict event whose earlier versions are missing, on the database's "
-                    + "clock from the first hold, before it reports the gap and applies the event (R5.7). Start-up "
-                    + "refuses a window of (outbox.inbox.broker-max-deliveries - 1) x 250 ms or more.");
+    public static final Setting INBOX_GAP_WINDOW = Setting.millis("outbox.inbox.gap-window-ms", INBOX, 2000, 100,
+            86_400_000, "How long a strict event may wait at a consumer for the versions before it (stored in the "
+                    + "consumer's database, its message acknowledged) before the gap is reported: a SEVERE log line, "
+                    + "the consumer's gap metric and alert, the console's waiting list (R5.7). The event keeps waiting "
+                    + "after it: only the missing version, by any route, or an operator's audited skip ends a gap.");
     public static final Setting INBOX_BROKER_MAX_DELIVERIES = Setting.integer("outbox.inbox.broker-max-deliveries",
             INBOX, 10, 1, 100_000, "How often the broker delivers a message before giving it up (Liberty's queue "
-                    + "maxRedeliveryCount, Artemis's max-delivery-attempts: set them from this variable); each held "
+                    + "maxRedeliveryCount, Artemis's max-delivery-attempts: set them from this variable); each failed "
                     + "delivery costs one.");
     public static final Setting INBOX_REDELIVERY_WINDOW = Setting.duration("outbox.inbox.redelivery-window", INBOX,
             "P1D", "The longest time the broker may redeliver a message.");

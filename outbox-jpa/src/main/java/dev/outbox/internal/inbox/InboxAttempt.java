@@ -1,7 +1,6 @@
 package dev.outbox.internal.inbox;
 
 import dev.outbox.Inbox;
-import dev.outbox.InboxedEvent;
 import dev.outbox.internal.persistence.OutboxTransactions;
 import dev.outbox.internal.trace.Tracing;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -13,7 +12,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 
@@ -21,17 +23,21 @@ import java.util.logging.Logger;
  * One attempt of one event through the inbox, the template every consumer shares (the MDB interceptor,
  * KafkaInbox, ReactiveInbox), or of a batch of events in one transaction (KafkaInbox, {@link #attemptTogether}):
  * the mark and the business change in one new local transaction (R5.1, R5.3); a duplicate is absorbed without
- * running the change; an event held for its earlier versions (R5.7) rolls the transaction back. What happens next
- * is the consumer's: an MDB fails the delivery so the broker redelivers it, a Kafka consumer retries the record in
- * place. Only after this returns may the message be acknowledged (R5.5).
+ * running the change; a strict event whose earlier versions are missing is stored, committed, and applied in its
+ * turn ({@link Resequencer}, R5.7). Whatever the receipt, once this returns the message may be acknowledged (R5.5);
+ * when it throws, the consumer retries: an MDB fails the delivery so the broker redelivers it, a Kafka consumer
+ * retries the record in place and parks it after its attempts.
  */
 @ApplicationScoped
 public class InboxAttempt {
 
     private static final Logger LOG = Logger.getLogger(InboxAttempt.class.getName());
+    /** How often a consumer looks for waiting events whose turn came without a delivery (a skip, a failure). */
+    static final long RELEASE_SWEEP_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final int RELEASE_SWEEP_AGGREGATES = 20;
 
     @Inject
-    Inbox inbox;
+    ConsumerInbox inbox;
 
     @Inject
     InboxTransaction transaction;
@@ -42,24 +48,22 @@ public class InboxAttempt {
     @Inject
     OutboxTransactions transactions;
 
-    /** The consumer's business change; a checked exception rolls the transaction back and is rethrown as is. */
-    @FunctionalInterface
-    public interface Change {
-        void apply() throws Exception;
-    }
+    final Map<String, Long> lastSweep = new ConcurrentHashMap<>();
 
     /**
-     * @param brokerId the message's id at the broker (JMS message id, Kafka topic-partition@offset), for the log
-     * @return FIRST (the change ran and committed with the mark), DUPLICATE (absorbed: nothing ran) or HELD
-     *         (rolled back: nothing is marked, the caller must let the event come again)
-     * @throws Exception whatever the change threw, after the rollback
+     * One received event through the inbox in a new transaction of its own.
+     *
+     * @param change the consumer's change, for this event and for any that waited for it (R5.7)
+     * @return FIRST (the change ran and committed with the mark), DUPLICATE (absorbed: nothing ran), WAITING (stored
+     *         and committed: acknowledge it), CONFLICT (a fork, parked and committed) or SKIPPED
+     * @throws Exception whatever this event's own change threw, after the rollback
      */
-    public Inbox.Receipt attempt(String consumer, InboxedEvent event, String brokerId, Change change)
-            throws Exception {
+    public Inbox.Receipt attempt(String consumer, Received received, Resequencer.Change change) throws Exception {
+        sweepIfDue(consumer, change);
         // R6.7: the consumer's span is the recording span's child, current while the mark and the change run.
-        try (Tracing.Step span = tracing.consuming(consumer, event)) {
+        try (Tracing.Step span = tracing.consuming(consumer, received.event())) {
             try {
-                Inbox.Receipt receipt = attemptOnce(consumer, event, brokerId, change);
+                Inbox.Receipt receipt = attemptOnce(consumer, received, change);
                 span.outcome(receipt.name());
                 return receipt;
             } catch (Exception | Error e) {
@@ -69,63 +73,120 @@ public class InboxAttempt {
         }
     }
 
-    private Inbox.Receipt attemptOnce(String consumer, InboxedEvent event, String brokerId, Change change)
+    private Inbox.Receipt attemptOnce(String consumer, Received received, Resequencer.Change change)
             throws Exception {
         Inbox.Receipt receipt;
         try {
-            receipt = inOneTransaction(() -> markAndApply(consumer, event, change));
-        } catch (Held held) {
-            return Inbox.Receipt.HELD;
+            try {
+                receipt = inOneTransaction(() -> receiveIn(consumer, received, change, true));
+            } catch (Resequencer.SuccessorFailed failed) {
+                // R5.7: a waiting event that fails in its turn must not block the one it waited for: that one is
+                // applied alone, and the failure is recorded on the waiting event, which stays waiting, reported.
+                LOG.warning(() -> "consumer " + consumer + ": " + failed.getMessage() + " ("
+                        + failed.getCause().getClass().getName() + "); applying " + received.event().describe()
+                        + " alone, the failed one stays waiting");
+                receipt = inOneTransaction(() -> {
+                    Inbox.Receipt alone = receiveIn(consumer, received, change, false);
+                    recordFailure(consumer, failed);
+                    return alone;
+                });
+            }
         } catch (CheckedFailure failure) {
             throw (Exception) failure.getCause();
         } catch (ChangeError failure) {
             throw (Error) failure.getCause();
         }
         if (receipt == Inbox.Receipt.DUPLICATE) {
-            logDuplicate(consumer, event, brokerId);
+            logDuplicate(consumer, received);
         }
         return receipt;
     }
 
     /**
-     * One event's part of an inbox transaction: its mark, then its change when the mark was the first. A held event
-     * throws, so the transaction rolls back (R5.7); a change that leaves the transaction rollback-only is named here,
+     * One event's part of an inbox transaction; a change that leaves the transaction rollback-only is named here,
      * before anything else runs on the doomed transaction.
      */
-    private Inbox.Receipt markAndApply(String consumer, InboxedEvent event, Change change) {
-        Inbox.Receipt decided = inbox.receive(consumer, event.eventId(), event.aggregateType(), event.aggregateId(),
-                event.aggregateVersion(), event.ordering());
-        if (decided == Inbox.Receipt.HELD) {
-            throw new Held();
+    private Inbox.Receipt receiveIn(String consumer, Received received, Resequencer.Change change, boolean release) {
+        Resequencer.Result result;
+        try {
+            result = inbox.receive(consumer, received, change, release);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Exception e) {
+            throw new CheckedFailure(e);
         }
-        if (decided == Inbox.Receipt.FIRST) {
-            apply(change);
-            if (transactions.registry().getRollbackOnly()) {
-                throw new IllegalStateException("the change of " + event.describe()
-                        + " left the inbox transaction rollback-only");
-            }
+        if (transactions.registry().getRollbackOnly()) {
+            throw new IllegalStateException("the change of " + received.event().describe()
+                    + " left the inbox transaction rollback-only");
         }
-        return decided;
-    }
-
-    private static void logDuplicate(String consumer, InboxedEvent event, String brokerId) {
-        LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + event.describe() + ", broker id " + brokerId);
-    }
-
-    /** One event of a batch: the event, its id at the broker (for the log), the consumer's change for it. */
-    public record Delivery(InboxedEvent event, String brokerId, Change change) {
+        return result.receipt();
     }
 
     /**
-     * Several events through the inbox in one transaction, in order: each marked and, when first, changed, all
-     * committed together (R5.1, R5.3 for each), so a consumer pays one commit for many events. A duplicate within
-     * the batch is absorbed by the mark its first delivery wrote. When any event is held (R5.7) or any change or
-     * statement fails, the whole transaction rolls back and nothing of the batch is marked or changed: the caller
-     * then delivers the events one at a time ({@link #attempt}), which holds, retries and parks each alone.
+     * Now and then (every {@link #RELEASE_SWEEP_NANOS} per consumer), before a delivery: applies the waiting events
+     * whose turn came with no delivery to bring them, after an operator's skip or a successor's failure. A failure
+     * is recorded on the waiting event and never fails the delivery that swept.
+     */
+    private void sweepIfDue(String consumer, Resequencer.Change change) {
+        long now = System.nanoTime();
+        Long last = lastSweep.get(consumer);
+        if (last != null && now - last < RELEASE_SWEEP_NANOS) {
+            return;
+        }
+        lastSweep.put(consumer, now);
+        try {
+            inOneTransaction(() -> {
+                try {
+                    return inbox.releaseReady(consumer, change, RELEASE_SWEEP_AGGREGATES);
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException("inbox release of consumer " + consumer + " failed", e);
+                }
+            });
+        } catch (Resequencer.SuccessorFailed failed) {
+            LOG.warning(() -> "consumer " + consumer + ": " + failed.getMessage() + " ("
+                    + failed.getCause().getClass().getName() + "); it stays waiting");
+            try {
+                inOneTransaction(() -> {
+                    recordFailure(consumer, failed);
+                    return null;
+                });
+            } catch (RuntimeException notRecorded) {
+                LOG.warning(() -> "consumer " + consumer + " could not record the failure: " + notRecorded);
+            }
+        } catch (RuntimeException notNow) {
+            LOG.fine(() -> "consumer " + consumer + ": release sweep failed (" + notNow + "); next time");
+        }
+    }
+
+    private void recordFailure(String consumer, Resequencer.SuccessorFailed failed) {
+        try {
+            inbox.successorFailed(consumer, failed.successor(), failed.getCause());
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("cannot record the failure of " + failed.successor().event().describe(), e);
+        }
+    }
+
+    private static void logDuplicate(String consumer, Received received) {
+        LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + received.event().describe() + ", broker id "
+                + received.brokerId());
+    }
+
+    /** One event of a batch and the consumer's change for it. */
+    public record Delivery(Received received, Resequencer.Change change) {
+    }
+
+    /**
+     * Several events through the inbox in one transaction, in order, all committed together (R5.1, R5.3 for each),
+     * so a consumer pays one commit for many events. A duplicate within the batch is absorbed by the mark its first
+     * delivery wrote; an early strict event waits, stored by this transaction. When any change or statement fails
+     * (a waiting successor's included), the whole transaction rolls back and nothing of the batch is marked or
+     * changed: the caller then delivers the events one at a time ({@link #attempt}), which retries and parks each
+     * alone.
      *
-     * @return the receipts in the batch's order (FIRST, DUPLICATE or STALE), or empty when the batch rolled back
+     * @return the receipts in the batch's order, or empty when the batch rolled back
      */
     public Optional<List<Inbox.Receipt>> attemptTogether(String consumer, List<Delivery> batch) {
+        sweepIfDue(consumer, batch.get(0).change());
         // R6.7: a span per event, as one at a time; each is current while its own mark and change run, and all end
         // after the commit (last opened, first closed), with the receipt or the batch's rollback as their outcome.
         Deque<Tracing.Step> spans = new ArrayDeque<>(batch.size());
@@ -134,28 +195,24 @@ public class InboxAttempt {
         try {
             inOneTransaction(() -> {
                 for (Delivery delivery : batch) {
-                    spans.push(tracing.consuming(consumer, delivery.event()));
-                    receipts.add(markAndApply(consumer, delivery.event(), delivery.change()));
+                    spans.push(tracing.consuming(consumer, delivery.received().event()));
+                    receipts.add(receiveIn(consumer, delivery.received(), delivery.change(), true));
                 }
                 return null;
             });
             committed = true;
-        } catch (ChangeError failure) {
-            throw (Error) failure.getCause(); // spans end in finally; the caller's thread decides what an Error means
-        } catch (Held held) {
-            // The held event's span is the newest; the others were rolled back with it.
-            spans.peek().outcome(Inbox.Receipt.HELD.name());
-            LOG.fine(() -> "consumer " + consumer + ": an event of a batch of " + batch.size() + " is held for its"
-                    + " earlier versions; the batch rolled back and goes again one event at a time");
-        } catch (Exception e) {
-            // Whatever the transaction threw, a checked exception from a commit included: nothing committed.
-            Throwable cause = e instanceof CheckedFailure ? e.getCause() : e;
+        } catch (VirtualMachineError fatal) {
+            throw fatal;
+        } catch (Throwable e) {
+            // Whatever the transaction threw, an Error from a change or a checked exception from a commit included:
+            // nothing committed, and each event goes again on its own, where a failing one is retried and parked.
+            Throwable cause = e instanceof CheckedFailure || e instanceof ChangeError ? e.getCause() : e;
             if (receipts.size() < spans.size()) {
                 spans.peek().failed(cause); // the newest event's mark or change threw, not the commit
             }
-            LOG.info(() -> "consumer " + consumer + ": a batch of " + batch.size() + " (" + batch.get(0).brokerId()
-                    + " to " + batch.get(batch.size() - 1).brokerId() + ") rolled back (" + cause.getClass().getName()
-                    + "); its events go again one at a time");
+            LOG.info(() -> "consumer " + consumer + ": a batch of " + batch.size() + " ("
+                    + batch.get(0).received().brokerId() + " to " + batch.get(batch.size() - 1).received().brokerId()
+                    + ") rolled back (" + cause.getClass().getName() + "); its events go again one at a time");
         } finally {
             int i = spans.size();
             for (Tracing.Step span : spans) { // newest first: each span's scope closes before the one it nests in
@@ -173,7 +230,7 @@ public class InboxAttempt {
         }
         for (int i = 0; i < batch.size(); i++) {
             if (receipts.get(i) == Inbox.Receipt.DUPLICATE) {
-                logDuplicate(consumer, batch.get(i).event(), batch.get(i).brokerId());
+                logDuplicate(consumer, batch.get(i).received());
             }
         }
         return Optional.of(List.copyOf(receipts));
@@ -209,17 +266,6 @@ public class InboxAttempt {
         return result;
     }
 
-    /** Runs a change inside the transaction; anything it throws rolls the transaction back (an Error: see above). */
-    private static void apply(Change change) {
-        try {
-            change.apply();
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Exception e) {
-            throw new CheckedFailure(e);
-        }
-    }
-
     /** What the transaction came to, from its interposed synchronization. */
     private static final class Completion implements Synchronization {
         volatile int status = Status.STATUS_UNKNOWN;
@@ -238,13 +284,6 @@ public class InboxAttempt {
     private static final class ChangeError extends RuntimeException {
         ChangeError(Error cause) {
             super(cause);
-        }
-    }
-
-    /** Thrown inside the transaction so the held mark rolls back (R5.7). */
-    private static final class Held extends RuntimeException {
-        Held() {
-            super(null, null, false, false);
         }
     }
 

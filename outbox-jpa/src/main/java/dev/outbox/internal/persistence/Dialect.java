@@ -71,7 +71,8 @@ public interface Dialect {
             5, "SELECT item_no FROM outbox_replay_event WHERE 1 = 0",
             7, "SELECT requester FROM outbox_replay_requester WHERE 1 = 0",
             8, "SELECT parked_at FROM outbox_event WHERE 1 = 0",
-            9, "SELECT trace_state FROM outbox_event WHERE 1 = 0")));
+            9, "SELECT trace_state FROM outbox_event WHERE 1 = 0",
+            10, "SELECT reason FROM inbox_skip WHERE 1 = 0")));
 
     /** Reads what the latest schema script adds: fails where the schema is older ({@link #schemaScripts}). */
     String LATEST_SCHEMA_PROBE = SCHEMA_PROBES.lastEntry().getValue();
@@ -93,7 +94,8 @@ public interface Dialect {
                 folder + "V6__due_on_the_database_clock.sql",
                 folder + "V7__replay_requesters.sql",
                 folder + "V8__parked_at_and_waiting_replays.sql",
-                folder + "V9__trace_context.sql");
+                folder + "V9__trace_context.sql",
+                folder + "V10__inbox_waiting_conflicts_and_skips.sql");
     }
 
     /**
@@ -189,9 +191,6 @@ public interface Dialect {
     /** Creates a consumer's high-water row for an aggregate unless it exists; never aborts the transaction. */
     void startHighWater(Connection connection, String consumer, String aggregateType, String aggregateId,
                         long highWater) throws SQLException;
-
-    /** Starts a consumer's hold of an event at the database's time unless it holds it already. */
-    void startHold(Connection connection, String consumer, UUID eventId) throws SQLException;
 
     /**
      * The dialect for a setting ({@code h2}, {@code postgresql}) or, for {@code auto}, for the JDBC driver's

@@ -138,19 +138,6 @@ public final class H2Dialect implements Dialect {
     }
 
     @Override
-    public void startHold(Connection connection, String consumer, UUID eventId) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO inbox_hold (consumer, event_id,"
-                + " held_since) SELECT ?, ?, CURRENT_TIMESTAMP FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM inbox_hold"
-                + " WHERE consumer = ? AND event_id = ?)")) {
-            insert.setString(1, consumer);
-            insert.setObject(2, eventId);
-            insert.setString(3, consumer);
-            insert.setObject(4, eventId);
-            insert.executeUpdate();
-        }
-    }
-
-    @Override
     public void startRequester(Connection connection, String requester) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_replay_requester (requester)"
                 + " SELECT ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM outbox_replay_requester WHERE requester = ?)")) {

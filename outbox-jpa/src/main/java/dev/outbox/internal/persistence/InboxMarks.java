@@ -7,21 +7,15 @@ import java.sql.SQLException;
 import java.sql.PreparedStatement;
 
 /**
- * The statements of the inbox: its marks ({@code processed_event}), the version gate's high-water marks
- * ({@code inbox_high_water}) and holds ({@code inbox_hold}), and their cleanup (R5.1, R5.6, R5.7). Plain SQL that H2
- * and PostgreSQL run as it is; the inserts that must not abort a transaction on a duplicate are in {@link Dialect}.
+ * The statements of the inbox's marks ({@code processed_event}) and their cleanup, with that of the holds an older
+ * release kept ({@code inbox_hold}, R5.1, R5.6). The resequencer's own statements are in {@link InboxStore}. Plain
+ * SQL that H2, PostgreSQL and MariaDB run as it is; the inserts that must not abort a transaction on a duplicate are
+ * in {@link Dialect}.
  */
 public final class InboxMarks {
 
     public static final String INBOX_COUNT_DUPLICATE = "UPDATE processed_event SET duplicates = duplicates + 1"
             + " WHERE consumer = ? AND event_id = ?";
-
-    /** Locks the row, so two deliveries of one aggregate to one consumer pass the gate one after the other. */
-    public static final String HIGH_WATER_LOCK = "SELECT high_water FROM inbox_high_water WHERE consumer = ? AND aggregate_type = ?"
-            + " AND aggregate_id = ? FOR UPDATE";
-
-    public static final String HIGH_WATER_MOVE = "UPDATE inbox_high_water SET high_water = ? WHERE consumer = ? AND aggregate_type = ?"
-            + " AND aggregate_id = ? AND high_water < ?";
 
     public static final int MARKED_ABOVE_PAGE = 1000;
 
@@ -30,27 +24,18 @@ public final class InboxMarks {
             + " AND aggregate_id = ? AND aggregate_version > ? ORDER BY aggregate_version FETCH FIRST "
             + MARKED_ABOVE_PAGE + " ROWS ONLY";
 
-    public static final String HOLD_SINCE = "SELECT held_since, CURRENT_TIMESTAMP(6) AS db_now FROM inbox_hold WHERE consumer = ? AND event_id = ?";
-
-    public static final String HOLD_END = "DELETE FROM inbox_hold WHERE consumer = ? AND event_id = ?";
-
-    /** Holds whose event never came back (the broker gave it up), past the inbox retention, in small batches. */
+    /**
+     * Holds an older release kept (it held early strict events by rolling their delivery back), past the inbox
+     * retention, in small batches: after an upgrade nothing writes them any more.
+     */
     public static final String DELETE_EXPIRED_HOLDS_BATCH = "DELETE FROM inbox_hold WHERE held_since < ? AND (consumer, event_id) IN"
             + " (SELECT consumer, event_id FROM (SELECT consumer, event_id FROM inbox_hold WHERE held_since < ?"
             + " ORDER BY held_since FETCH FIRST ? ROWS ONLY) batch)";
 
     /**
-     * R5.7: the highest version of one aggregate a consumer has processed, other than this event: where a consumer
-     * has marks from before the high-water rows existed, its high-water mark starts there.
-     */
-    public static final String INBOX_LAST_VERSION = "SELECT MAX(aggregate_version) AS last_version FROM processed_event"
-            + " WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ? AND event_id <> ?";
-
-    /**
      * R5.6: one small batch of inbox marks past their retention, re-checked as they are when locked. A mark above
      * its consumer's high-water mark stays: it is the only record that an independent event applied ahead of its
-     * turn was applied (the protocol checker found duplicates re-applied without it). {@link #EXPIRED_ABOVE_HIGH_WATER}
-     * moves the mark over such marks first, once they are past retention.
+     * turn was applied (the protocol checker found duplicates re-applied without it).
      */
     public static final String DELETE_PROCESSED_BATCH = "DELETE FROM processed_event WHERE retain_until < ? AND (consumer, event_id) IN"
             + " (SELECT consumer, event_id FROM (SELECT p.consumer, p.event_id FROM processed_event p"
@@ -67,7 +52,6 @@ public final class InboxMarks {
                 + ") GROUP BY consumer ORDER BY consumer";
     }
 
-    /** Binds the seven columns of an inbox mark, in table order. */
     /**
      * The inbox mark, inserted only where the consumer has none for the event: a duplicate inserts nothing and raises
      * nothing. For the databases without an insert that absorbs a conflict (H2, MariaDB); bind it with

@@ -119,16 +119,6 @@ public final class MariaDbDialect implements Dialect {
     }
 
     @Override
-    public void startHold(Connection connection, String consumer, UUID eventId) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO inbox_hold (consumer, event_id,"
-                + " held_since) VALUES (?, ?, CURRENT_TIMESTAMP(6))" + KEEP_EXISTING.formatted("held_since"))) {
-            insert.setString(1, consumer);
-            insert.setObject(2, eventId);
-            insert.executeUpdate();
-        }
-    }
-
-    @Override
     public void startRequester(Connection connection, String requester) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_replay_requester (requester)"
                 + " VALUES (?)" + KEEP_EXISTING.formatted("requester"))) {

@@ -125,16 +125,6 @@ public final class PostgreSqlDialect implements Dialect {
     }
 
     @Override
-    public void startHold(Connection connection, String consumer, UUID eventId) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO inbox_hold (consumer, event_id,"
-                + " held_since) VALUES (?, ?, CURRENT_TIMESTAMP) ON CONFLICT (consumer, event_id) DO NOTHING")) {
-            insert.setString(1, consumer);
-            insert.setObject(2, eventId);
-            insert.executeUpdate();
-        }
-    }
-
-    @Override
     public void startRequester(Connection connection, String requester) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO outbox_replay_requester (requester)"
                 + " VALUES (?) ON CONFLICT (requester) DO NOTHING")) {

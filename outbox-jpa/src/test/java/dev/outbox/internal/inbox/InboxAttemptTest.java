@@ -33,18 +33,40 @@ class InboxAttemptTest {
 
     private final ServerTransaction server = new ServerTransaction();
     private final Map<EventId, Inbox.Receipt> decisions = new HashMap<>();
+    private final List<Boolean> releases = new ArrayList<>();
+    private final List<String> failures = new ArrayList<>();
+    private Received failingSuccessor;
     private InboxAttempt attempt;
 
     @BeforeEach
     void wire() {
         attempt = new InboxAttempt();
-        attempt.inbox = new Inbox() {
+        attempt.inbox = new ConsumerInbox() {
             @Override
-            public Receipt receive(String consumer, EventId eventId, String aggregateType, String aggregateId,
-                                   Long aggregateVersion, Ordering ordering) {
-                return decisions.getOrDefault(eventId, Receipt.FIRST);
+            public Resequencer.Result receive(String consumer, Received received, Resequencer.Change change,
+                                              boolean release) throws Exception {
+                releases.add(release);
+                if (release && failingSuccessor != null) {
+                    throw new Resequencer.SuccessorFailed(failingSuccessor, new IllegalStateException("poison"));
+                }
+                Inbox.Receipt receipt = decisions.getOrDefault(received.event().eventId(), Inbox.Receipt.FIRST);
+                if (receipt == Inbox.Receipt.FIRST) {
+                    change.apply(received);
+                }
+                return new Resequencer.Result(receipt, List.of());
+            }
+
+            @Override
+            public List<Received> releaseReady(String consumer, Resequencer.Change change, int limit) {
+                return List.of();
+            }
+
+            @Override
+            public void successorFailed(String consumer, Received successor, Throwable failure) {
+                failures.add(successor.event().eventId() + " " + failure.getClass().getSimpleName());
             }
         };
+        attempt.lastSweep.put("c", System.nanoTime()); // no release sweep in these tests: one transaction each
         attempt.transaction = server;
         attempt.transactions = OutboxTransactions.of(server.registry);
         attempt.tracing = Tracing.NONE;
@@ -53,7 +75,7 @@ class InboxAttemptTest {
     @Test
     void aChangeThatSwallowsAFailureAfterItsTransactionWasMarkedRollbackOnlyIsAFailedAttemptNotAnApplication() {
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> attempt.attempt("c", event(), "t-0@1", server::setRollbackOnly));
+                () -> attempt.attempt("c", received(), turn -> server.setRollbackOnly()));
         assertTrue(e.getMessage().contains("rollback-only"), e.getMessage());
         assertEquals(List.of(Status.STATUS_ROLLEDBACK), server.outcomes, "nothing committed");
     }
@@ -62,13 +84,13 @@ class InboxAttemptTest {
     void aTransactionThatEndsWithoutACommitThoughNothingThrewIsAFailedAttempt() {
         server.silentlyRollsBack = true; // a timeout, say
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> attempt.attempt("c", event(), "t-0@1", () -> { }));
+                () -> attempt.attempt("c", received(), turn -> { }));
         assertTrue(e.getMessage().contains("without a commit"), e.getMessage());
     }
 
     @Test
     void anErrorFromTheChangeRollsTheTransactionBackAndIsRethrown() {
-        assertThrows(StackOverflowError.class, () -> attempt.attempt("c", event(), "t-0@1", () -> {
+        assertThrows(StackOverflowError.class, () -> attempt.attempt("c", received(), turn -> {
             throw new StackOverflowError();
         }));
         assertEquals(List.of(Status.STATUS_ROLLEDBACK), server.outcomes, "the mark did not commit without the change");
@@ -81,30 +103,49 @@ class InboxAttemptTest {
         decisions.put(repeated.eventId(), Inbox.Receipt.DUPLICATE);
         List<String> applied = new ArrayList<>();
         Optional<List<Inbox.Receipt>> receipts = attempt.attemptTogether("c", List.of(
-                new InboxAttempt.Delivery(first, "t-0@1", () -> applied.add("first")),
-                new InboxAttempt.Delivery(repeated, "t-0@2", () -> applied.add("repeated"))));
+                new InboxAttempt.Delivery(new Received(first, "t-0@1"), turn -> applied.add("first")),
+                new InboxAttempt.Delivery(new Received(repeated, "t-0@2"), turn -> applied.add("repeated"))));
         assertEquals(Optional.of(List.of(Inbox.Receipt.FIRST, Inbox.Receipt.DUPLICATE)), receipts);
         assertEquals(List.of("first"), applied, "a duplicate's change does not run");
         assertEquals(List.of(Status.STATUS_COMMITTED), server.outcomes, "one transaction for the batch");
     }
 
     @Test
-    void aBatchWithAHeldEventOrAFailingChangeOrASwallowedRollbackCommitsNothingAndSaysSo() {
-        InboxedEvent held = event();
-        decisions.put(held.eventId(), Inbox.Receipt.HELD);
+    void aBatchWithAFailingChangeOrAnErrorOrASwallowedRollbackCommitsNothingAndSaysSo() {
         assertEquals(Optional.empty(), attempt.attemptTogether("c", List.of(
-                new InboxAttempt.Delivery(event(), "t-0@1", () -> { }),
-                new InboxAttempt.Delivery(held, "t-0@2", () -> { }))), "held");
+                new InboxAttempt.Delivery(new Received(event(), "t-0@1"), turn -> { }),
+                new InboxAttempt.Delivery(new Received(event(), "t-0@2"), turn -> {
+                    throw new AssertionError("a change's own Error");
+                }))), "an Error that is no VM error: the batch goes again one event at a time, the thread lives");
         assertEquals(Optional.empty(), attempt.attemptTogether("c", List.of(
-                new InboxAttempt.Delivery(event(), "t-0@3", () -> { }),
-                new InboxAttempt.Delivery(event(), "t-0@4", () -> {
+                new InboxAttempt.Delivery(new Received(event(), "t-0@3"), turn -> { }),
+                new InboxAttempt.Delivery(new Received(event(), "t-0@4"), turn -> {
                     throw new java.io.IOException("checked");
                 }))), "a checked failure");
         assertEquals(Optional.empty(), attempt.attemptTogether("c", List.of(
-                new InboxAttempt.Delivery(event(), "t-0@5", () -> { }),
-                new InboxAttempt.Delivery(event(), "t-0@6", server::setRollbackOnly))), "a swallowed rollback");
+                new InboxAttempt.Delivery(new Received(event(), "t-0@5"), turn -> { }),
+                new InboxAttempt.Delivery(new Received(event(), "t-0@6"), turn -> server.setRollbackOnly()))),
+                "a swallowed rollback");
         assertEquals(List.of(Status.STATUS_ROLLEDBACK, Status.STATUS_ROLLEDBACK, Status.STATUS_ROLLEDBACK),
                 server.outcomes, "none of the three committed");
+    }
+
+    /** R5.7: a waiting event that fails in its turn must not block the version it waited for. */
+    @Test
+    void aSuccessorThatFailsInItsTurnLeavesTheMissingVersionAppliedAloneAndTheFailureRecorded() throws Exception {
+        failingSuccessor = received();
+        List<String> applied = new ArrayList<>();
+        Received missing = received();
+        assertEquals(Inbox.Receipt.FIRST, attempt.attempt("c", missing, turn -> applied.add("missing")));
+        assertEquals(List.of(true, false), releases, "first with its successors, then alone");
+        assertEquals(List.of(Status.STATUS_ROLLEDBACK, Status.STATUS_COMMITTED), server.outcomes);
+        assertEquals(List.of("missing"), applied, "the missing version applied once, alone");
+        assertEquals(List.of(failingSuccessor.event().eventId() + " IllegalStateException"), failures,
+                "the failure recorded on the successor, which stays waiting");
+    }
+
+    private static Received received() {
+        return new Received(event(), "t-0@1");
     }
 
     private static InboxedEvent event() {

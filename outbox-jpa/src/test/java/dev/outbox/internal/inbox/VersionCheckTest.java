@@ -1,51 +1,41 @@
 package dev.outbox.internal.inbox;
 
-import dev.outbox.Ordering;
 import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
 
 import static dev.outbox.Ordering.INDEPENDENT;
 import static dev.outbox.Ordering.STRICT;
 import static dev.outbox.internal.inbox.VersionCheck.Verdict.APPLY;
-import static dev.outbox.internal.inbox.VersionCheck.Verdict.APPLY_AFTER_GAP;
-import static dev.outbox.internal.inbox.VersionCheck.Verdict.HOLD;
-import static dev.outbox.internal.inbox.VersionCheck.Verdict.STALE;
+import static dev.outbox.internal.inbox.VersionCheck.Verdict.BEHIND;
+import static dev.outbox.internal.inbox.VersionCheck.Verdict.WAIT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+/** R5.7 as a pure decision: no clock in it, so no time can turn a wait into an application or a drop. */
 class VersionCheckTest {
-
-    private static final Duration WINDOW = Duration.ofSeconds(2);
-
-    private static VersionCheck.Verdict decide(Ordering ordering, long highWater, long version, long heldMillis) {
-        return VersionCheck.decide(ordering, highWater, version, () -> Duration.ofMillis(heldMillis), WINDOW);
-    }
 
     @Test
     void theNextVersionIsApplied() {
-        assertEquals(APPLY, decide(STRICT, 0, 1, 0), "version 1 of a new aggregate");
-        assertEquals(APPLY, decide(STRICT, 4, 5, 0));
+        assertEquals(APPLY, VersionCheck.decide(STRICT, 0, 1), "version 1 of a new aggregate");
+        assertEquals(APPLY, VersionCheck.decide(STRICT, 4, 5));
     }
 
     @Test
-    void aVersionAtOrBelowTheHighWaterMarkIsNeverAppliedAgain() {
-        assertEquals(STALE, decide(STRICT, 5, 3, 0));
-        assertEquals(STALE, decide(STRICT, 5, 5, 0), "another event at a passed version");
-        assertEquals(STALE, decide(INDEPENDENT, 5, 4, 0), "every version up to the mark was processed");
+    void aStrictVersionAheadOfItsTurnWaitsHoweverFarAhead() {
+        assertEquals(WAIT, VersionCheck.decide(STRICT, 2, 4));
+        assertEquals(WAIT, VersionCheck.decide(STRICT, 0, 2), "version 2 before version 1 of a new aggregate");
+        assertEquals(WAIT, VersionCheck.decide(STRICT, 0, 1_000_000));
     }
 
     @Test
-    void aStrictGapIsHeldForTheWindowThenAppliedRatherThanDropped() {
-        assertEquals(HOLD, decide(STRICT, 2, 4, 0));
-        assertEquals(HOLD, decide(STRICT, 2, 4, 1999));
-        assertEquals(APPLY_AFTER_GAP, decide(STRICT, 2, 4, 2000), "never a permanent stall");
-        assertEquals(HOLD, decide(STRICT, 0, 2, 10), "version 2 before version 1 of a new aggregate waits too");
+    void aVersionAtOrBelowTheHighWaterMarkIsBehindForTheInboxToTellDuplicateFromFork() {
+        assertEquals(BEHIND, VersionCheck.decide(STRICT, 5, 3));
+        assertEquals(BEHIND, VersionCheck.decide(STRICT, 5, 5), "another event at a passed version: maybe a fork");
+        assertEquals(BEHIND, VersionCheck.decide(INDEPENDENT, 5, 4), "every version up to the mark was processed");
     }
 
-    /** Issue 16 item 3: independent types may arrive out of order by design; they are never held or skipped. */
+    /** Issue 16 item 3: independent types may arrive out of order by design; they never wait. */
     @Test
-    void anIndependentTypeIsAppliedAheadOfItsTurnWithoutAHold() {
-        assertEquals(APPLY, decide(INDEPENDENT, 1, 3, 0));
-        assertEquals(APPLY, decide(INDEPENDENT, 0, 7, 0));
+    void anIndependentTypeIsAppliedAheadOfItsTurn() {
+        assertEquals(APPLY, VersionCheck.decide(INDEPENDENT, 1, 3));
+        assertEquals(APPLY, VersionCheck.decide(INDEPENDENT, 0, 7));
     }
 }

@@ -6,8 +6,9 @@ import dev.outbox.OutboxEvent;
 import dev.outbox.TraceContext;
 import dev.outbox.internal.failure.Causes;
 import dev.outbox.SideEffectLedger;
-import dev.outbox.internal.inbox.VersionCheck;
-import dev.outbox.internal.inbox.VersionGate;
+import dev.outbox.internal.inbox.Received;
+import dev.outbox.internal.inbox.Resequencer;
+import dev.outbox.InboxedEvent;
 import dev.outbox.spi.OutboundEvent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -414,40 +415,97 @@ public abstract class DialectContract {
 
     /** Issue 16 items 3 and 4: independent types out of order, and a high-water mark that outlives retention. */
     @Test
-    void theVersionGateAppliesIndependentTypesOutOfOrderAndKeepsItsHighWaterMarkPastRetention() throws SQLException {
-        Duration none = Duration.ZERO;
-        UUID v1 = UUID.randomUUID();
-        assertEquals("APPLY", deliver("c", v1, 1, Ordering.STRICT, none));
-        assertEquals("APPLY", deliver("c", UUID.randomUUID(), 3, Ordering.INDEPENDENT, none), "ahead of its turn");
-        assertEquals("APPLY", deliver("c", UUID.randomUUID(), 2, Ordering.INDEPENDENT, none), "v2 after v3: applied");
+    void theResequencerAppliesIndependentTypesOutOfOrderAndKeepsItsHighWaterMarkPastRetention() throws Exception {
+        Inboxed inbox = new Inboxed();
+        EventId v1 = EventId.next();
+        assertEquals("FIRST", inbox.deliver("c", v1, 1, Ordering.STRICT));
+        assertEquals("FIRST", inbox.deliver("c", EventId.next(), 3, Ordering.INDEPENDENT), "ahead of its turn");
+        assertEquals("FIRST", inbox.deliver("c", EventId.next(), 2, Ordering.INDEPENDENT), "v2 after v3: applied");
         assertEquals(List.of("3"), row("SELECT high_water FROM inbox_high_water WHERE consumer = 'c'"));
-        UUID v5 = UUID.randomUUID();
-        assertEquals("HOLD", deliver("c", v5, 5, Ordering.STRICT, none), "a strict gap is held");
-        assertEquals("APPLY_AFTER_GAP", deliver("c", v5, 5, Ordering.STRICT, Duration.ofSeconds(2)));
-        assertEquals("STALE", deliver("c", UUID.randomUUID(), 4, Ordering.STRICT, none), "never backwards");
         update("DELETE FROM processed_event");
-        assertEquals("APPLY", deliver("c", UUID.randomUUID(), 6, Ordering.STRICT, none), "no gap after retention");
-        assertEquals("STALE", deliver("c", v1, 1, Ordering.STRICT, none), "an old replay is not applied again");
-        assertEquals("HOLD", deliver("other", UUID.randomUUID(), 2, Ordering.STRICT, none), "a consumer of its own");
+        assertEquals("FIRST", inbox.deliver("c", EventId.next(), 4, Ordering.STRICT), "no gap after retention");
+        assertEquals("CONFLICT", inbox.deliver("c", v1, 1, Ordering.STRICT),
+                "an old version past its mark's retention is parked for an operator, never taken for new or dropped");
+        assertEquals("WAITING", inbox.deliver("other", EventId.next(), 2, Ordering.STRICT), "a consumer of its own");
     }
 
+    /** Issue 41, the late version: v3 before v2 waits durably, and v2 brings it, in order, once each (R5.7). */
     @Test
-    void aHoldStartsOnceAndAgesOnTheDatabasesClock() throws Exception {
-        UUID event = UUID.randomUUID();
-        dialect().startHold(connection, "c", event);
-        Thread.sleep(100);
-        dialect().startHold(connection, "c", event);
-        try (PreparedStatement select = connection.prepareStatement("SELECT held_since, CURRENT_TIMESTAMP(6) AS db_now"
-                + " FROM inbox_hold WHERE consumer = 'c' AND event_id = ?")) {
-            select.setObject(1, event);
-            try (ResultSet rs = select.executeQuery()) {
-                assertTrue(rs.next());
-                Duration age = Duration.between(rs.getObject("held_since", OffsetDateTime.class),
-                        rs.getObject("db_now", OffsetDateTime.class));
-                assertTrue(age.toMillis() >= 100, "held since the first start: " + age);
-                assertFalse(rs.next(), "one hold per consumer and event");
-            }
-        }
+    void aLateStrictVersionIsAppliedAndTheEventsThatWaitedForItFollowInOrder() throws Exception {
+        Inboxed inbox = new Inboxed();
+        EventId v3 = EventId.next();
+        EventId v4 = EventId.next();
+        assertEquals("FIRST", inbox.deliver("c", EventId.next(), 1, Ordering.STRICT));
+        assertEquals("WAITING", inbox.deliver("c", v3, 3, Ordering.STRICT), "stored, committed, acknowledged");
+        assertEquals("WAITING", inbox.deliver("c", v4, 4, Ordering.STRICT));
+        assertEquals("DUPLICATE", inbox.deliver("c", v3, 3, Ordering.STRICT), "a redelivery of a waiting event");
+        assertEquals(List.of(1L), inbox.appliedVersions("c"), "nothing applied ahead of version 2");
+        assertEquals(List.of("2"), row("SELECT COUNT(*) FROM inbox_waiting WHERE consumer = 'c'"));
+        assertEquals("FIRST", inbox.deliver("c", EventId.next(), 2, Ordering.STRICT));
+        assertEquals(List.of(1L, 2L, 3L, 4L), inbox.appliedVersions("c"), "in version order, each once");
+        assertEquals(List.of("0"), row("SELECT COUNT(*) FROM inbox_waiting WHERE consumer = 'c'"));
+        assertEquals(List.of("4"), row("SELECT high_water FROM inbox_high_water WHERE consumer = 'c'"));
+        assertEquals("DUPLICATE", inbox.deliver("c", v4, 4, Ordering.STRICT), "applied in its turn, marked");
+        assertEquals(List.of(1L, 2L, 3L, 4L), inbox.appliedVersions("c"));
+    }
+
+    /** R7.7: a version applied under one id and arriving under another is a fork, parked, never absorbed. */
+    @Test
+    void aForkIsParkedAsAConflictNamingBothIdsAndNeverAppliedOrAbsorbed() throws Exception {
+        Inboxed inbox = new Inboxed();
+        EventId applied = EventId.next();
+        EventId fork = EventId.next();
+        assertEquals("FIRST", inbox.deliver("c", EventId.next(), 1, Ordering.STRICT));
+        assertEquals("FIRST", inbox.deliver("c", applied, 2, Ordering.STRICT));
+        assertEquals("CONFLICT", inbox.deliver("c", fork, 2, Ordering.STRICT), "a restore's new v2");
+        assertEquals(List.of(fork.toString(), applied.toString()), row("SELECT event_id, applied_event_id"
+                + " FROM inbox_conflict WHERE consumer = 'c'"));
+        assertEquals("DUPLICATE", inbox.deliver("c", fork, 2, Ordering.STRICT), "parked once, whatever comes again");
+        assertEquals(List.of(1L, 2L), inbox.appliedVersions("c"), "the fork's change never ran");
+        EventId waiting = EventId.next();
+        assertEquals("WAITING", inbox.deliver("c", waiting, 4, Ordering.STRICT));
+        assertEquals("CONFLICT", inbox.deliver("c", EventId.next(), 4, Ordering.STRICT), "two ids for a waiting version");
+        assertEquals("FIRST", inbox.deliver("c", EventId.next(), 3, Ordering.STRICT));
+        assertEquals(List.of(1L, 2L, 3L, 4L), inbox.appliedVersions("c"), "the first of the two waited and went on");
+    }
+
+    /** R5.7: only an operator's audited skip ends a gap without the missing version; a late one is then reported. */
+    @Test
+    void anOperatorsSkipEndsAGapAndTheSkippedVersionArrivingLateIsReportedNotApplied() throws Exception {
+        Inboxed inbox = new Inboxed();
+        EventId v2 = EventId.next();
+        assertEquals("FIRST", inbox.deliver("c", EventId.next(), 1, Ordering.STRICT));
+        assertEquals("WAITING", inbox.deliver("c", EventId.next(), 3, Ordering.STRICT));
+        connection.setAutoCommit(false);
+        assertEquals(2, inbox.resequencer().skip("c", "Order", "o-1", 2, "alice", "v2 lost upstream, ticket 7"));
+        assertEquals(1, inbox.resequencer().releaseReady("c", inbox::apply, 10).size(), "v3 goes on");
+        inbox.commit();
+        assertEquals(List.of(1L, 3L), inbox.appliedVersions("c"));
+        assertEquals(List.of("2", "2", "alice"), row("SELECT from_version, to_version, skipped_by FROM inbox_skip"));
+        assertEquals("SKIPPED", inbox.deliver("c", v2, 2, Ordering.STRICT));
+        assertEquals("DUPLICATE", inbox.deliver("c", v2, 2, Ordering.STRICT));
+        assertEquals(List.of(1L, 3L), inbox.appliedVersions("c"), "the skipped version never applied");
+    }
+
+    /** R5.7: a successor that fails in its turn rolls back alone; the version it waited for is applied without it. */
+    @Test
+    void aWaitingEventThatFailsInItsTurnNeverBlocksTheVersionItWaitedFor() throws Exception {
+        Inboxed inbox = new Inboxed();
+        EventId v3 = EventId.next();
+        EventId v2 = EventId.next();
+        assertEquals("FIRST", inbox.deliver("c", EventId.next(), 1, Ordering.STRICT));
+        assertEquals("WAITING", inbox.deliver("c", v3, 3, Ordering.STRICT));
+        inbox.poison = v3;
+        assertEquals("SuccessorFailed", inbox.deliver("c", v2, 2, Ordering.STRICT), "the whole transaction rolls back");
+        assertEquals(List.of(1L), inbox.appliedVersions("c"));
+        assertEquals("FIRST", inbox.deliverAlone("c", v2, 2), "then applied alone");
+        assertEquals(List.of(1L, 2L), inbox.appliedVersions("c"));
+        assertEquals(List.of("1"), row("SELECT COUNT(*) FROM inbox_waiting WHERE consumer = 'c'"), "v3 still waits");
+        inbox.poison = null;
+        connection.setAutoCommit(false);
+        assertEquals(1, inbox.resequencer().releaseReady("c", inbox::apply, 10).size(), "v3 in its turn, later");
+        inbox.commit();
+        assertEquals(List.of(1L, 2L, 3L), inbox.appliedVersions("c"));
     }
 
     @Test
@@ -645,24 +703,64 @@ public abstract class DialectContract {
         return versions.stream().filter(v -> v.startsWith(aggregateId + "@")).toList();
     }
 
-    /** One delivery as the inbox runs it: the mark, then the version gate; a HOLD rolls both back. */
-    private String deliver(String consumer, UUID id, long version, Ordering ordering, Duration held) throws SQLException {
-        connection.setAutoCommit(false);
-        try {
-            if (!dialect().markProcessed(connection, consumer, id, "Order", "o-1", version, now, now.plusDays(30))) {
-                connection.commit();
-                return "DUPLICATE";
+    /**
+     * A consumer of aggregate Order/o-1 behind the product's {@link Resequencer}, one delivery per transaction on
+     * the test's connection; its effects count only once their transaction committed.
+     */
+    private final class Inboxed {
+        private final List<String> committed = new ArrayList<>();
+        private final List<String> pending = new ArrayList<>();
+        EventId poison;
+
+        Resequencer resequencer() {
+            return new Resequencer(new InboxStore(connection, dialect()), Duration.ofDays(30));
+        }
+
+        void apply(Received received) {
+            if (received.event().eventId().equals(poison)) {
+                throw new IllegalStateException("poison");
             }
-            VersionCheck.Verdict verdict = new VersionGate(dialect(), Duration.ofSeconds(2), (c, e) -> held)
-                    .pass(connection, consumer, new EventId(id), "Order", "o-1", version, ordering);
-            if (verdict == VersionCheck.Verdict.HOLD) {
+            pending.add(received.event().aggregateVersion() + "");
+        }
+
+        String deliver(String consumer, EventId id, long version, Ordering ordering) throws Exception {
+            return run(consumer, id, version, ordering, true);
+        }
+
+        String deliverAlone(String consumer, EventId id, long version) throws Exception {
+            return run(consumer, id, version, Ordering.STRICT, false);
+        }
+
+        private String run(String consumer, EventId id, long version, Ordering ordering, boolean release)
+                throws Exception {
+            connection.setAutoCommit(false);
+            try {
+                Received received = new Received(new InboxedEvent(id, "OrderAmended", "Order", "o-1", version, 1,
+                        ordering, "{\"v\":" + version + "}"), "q@" + version);
+                String receipt = resequencer().receive(consumer, received,
+                        turn -> apply(turn), release).receipt().name();
+                pending.replaceAll(v -> consumer + "/" + v);
+                commit();
+                return receipt;
+            } catch (Resequencer.SuccessorFailed e) {
+                pending.clear();
                 connection.rollback();
-            } else {
-                connection.commit();
+                connection.setAutoCommit(true);
+                return "SuccessorFailed";
             }
-            return verdict.name();
-        } finally {
+        }
+
+        void commit() throws SQLException {
+            connection.commit();
             connection.setAutoCommit(true);
+            pending.replaceAll(v -> v.contains("/") ? v : "c/" + v);
+            committed.addAll(pending);
+            pending.clear();
+        }
+
+        List<Long> appliedVersions(String consumer) {
+            return committed.stream().filter(v -> v.startsWith(consumer + "/"))
+                    .map(v -> Long.parseLong(v.substring(consumer.length() + 1))).toList();
         }
     }
 }

@@ -6,9 +6,10 @@ import dev.outbox.internal.persistence.OutboxRows;
 import dev.outbox.internal.persistence.RecordedRow;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
-import dev.outbox.internal.inbox.InboxHolds;
-import dev.outbox.internal.inbox.VersionCheck;
-import dev.outbox.internal.inbox.VersionGate;
+import dev.outbox.InboxedEvent;
+import dev.outbox.internal.inbox.Received;
+import dev.outbox.internal.inbox.Resequencer;
+import dev.outbox.internal.persistence.InboxStore;
 import dev.outbox.internal.persistence.ClaimRequest;
 import dev.outbox.internal.persistence.Delivery;
 import dev.outbox.internal.persistence.Dialect;
@@ -39,8 +40,8 @@ import java.util.function.Supplier;
 /**
  * A randomized checker of the whole protocol (issue 16), in the spirit of Jepsen, on a real database: writers,
  * three publishers (the dialect's real claim, confirm, retry and park statements), a broker that delays, reorders,
- * loses acks, duplicates and fails, two consumers behind the real inbox statements and version gate, cleanup,
- * replays and repairs, publishers that crash, and time that passes (leases, backoffs, gap windows and retention
+ * loses acks, duplicates and fails, three consumers behind the product's inbox (its resequencer), cleanup,
+ * replays and repairs, publishers that crash, and time that passes (leases, backoffs and retention
  * all run out). At the end it checks the invariants against the history it recorded.
  *
  * <p>One thread picks every step with one seeded {@link Random}, and each step is a whole transaction, so a seed
@@ -66,8 +67,6 @@ public final class ProtocolChecker {
     // ever ties and the seconds a run really takes never decide one (a seed replays exactly).
     private static final Duration LEASE = Duration.ofMinutes(65);
     private static final Duration BACKOFF = Duration.ofMinutes(35);
-    /** Long against the steps that move time: the broker reorders only a few messages, never for hours. */
-    private static final Duration GAP_WINDOW = Duration.ofMinutes(24 * 60 + 5);
     private static final Duration DELIVERED_RETENTION = Duration.ofMinutes(245);
     private static final Duration MARK_RETENTION = Duration.ofMinutes(365);
     private static final int AGGREGATES = 6;
@@ -82,12 +81,13 @@ public final class ProtocolChecker {
     private final Mutation mutation;
     private final Random random;
     private final Connection db;
-    private final Connection holds;
 
     // The history the invariants are checked against.
     private final Map<UUID, Recorded> committed = new LinkedHashMap<>();
     private final Map<String, Long> versions = new HashMap<>();
     private final List<String> violations = new ArrayList<>();
+    /** consumer/event id of every event a consumer parked as a conflict. */
+    private final Set<String> conflicts = new HashSet<>();
     private final Map<UUID, Long> lastReplayedAt = new HashMap<>();
     private final Map<UUID, Long> lastSentAt = new HashMap<>();
     private final Map<UUID, List<String>> trail = new HashMap<>();
@@ -125,7 +125,6 @@ public final class ProtocolChecker {
         this.mutation = mutation;
         this.random = new Random(seed);
         this.db = connections.get();
-        this.holds = connections.get();
         for (int p = 0; p < 3; p++) {
             publishers.add(new Publisher("p" + p, connections.get()));
         }
@@ -349,72 +348,76 @@ public final class ProtocolChecker {
         publisher.sent.clear();
     }
 
-    /** A consumer takes one of the first messages of its queue (the broker reorders), through the inbox. */
+    /**
+     * A consumer takes a message of its queue through the product's inbox ({@link Resequencer}). Mostly one of the
+     * first three (the broker reorders a little); now and then any message of the queue, however late (a consumer
+     * outage, a partition reassignment, a dead-letter re-drive): no timer may decide anything (R5.7).
+     */
     private void consume(String consumer, boolean faults) throws SQLException {
         List<Message> queue = queues.get(consumer);
         if (queue.isEmpty()) {
             return;
         }
-        int index = random.nextInt(Math.min(3, queue.size()));
+        int index = faults && random.nextInt(8) == 0 ? random.nextInt(queue.size())
+                : random.nextInt(Math.min(3, queue.size()));
         Message message = queue.get(index);
         OutboundEvent event = message.event();
         UUID id = event.id().value();
         boolean failAfterEffect = faults && random.nextInt(20) == 0;
+        Ordering ordering = mutation == Mutation.INDEPENDENT_THROUGH_GATE ? Ordering.STRICT : event.ordering();
+        Received received = new Received(new InboxedEvent(event.id(), event.event().eventType(), "Order",
+                event.event().aggregateId(), event.event().aggregateVersion(), 1, ordering, "{}"),
+                "queue-" + consumer);
+        List<UUID> applied = new ArrayList<>();
         db.setAutoCommit(false);
         try {
-            OffsetDateTime now = Sql.clock(db);
-            if (!dialect.markProcessed(db, consumer, id, "Order", event.event().aggregateId(),
-                    event.event().aggregateVersion(), now, now.plus(MARK_RETENTION))) {
-                db.commit();
-                queue.remove(index);
-                note(id, consumer + " absorbed a duplicate");
+            Resequencer.Result result;
+            try {
+                result = new Resequencer(new InboxStore(db, dialect), MARK_RETENTION).receive(consumer, received,
+                        turn -> {
+                            effect(consumer, turn);
+                            applied.add(turn.event().eventId().value());
+                        }, true);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            if (failAfterEffect && !applied.isEmpty()) {
+                db.rollback(); // R7.6: the mark rolls back with the change, and the successors with them
+                note(id, consumer + " failed after its change");
+                if (random.nextBoolean()) {
+                    queue.add(queue.remove(index)); // redelivered late, behind whatever came since
+                }
                 return;
             }
-            Ordering ordering = mutation == Mutation.INDEPENDENT_THROUGH_GATE ? Ordering.STRICT : event.ordering();
-            VersionCheck.Verdict verdict = new VersionGate(dialect, GAP_WINDOW, this::heldFor).pass(db, consumer,
-                    event.id(), "Order", event.event().aggregateId(), event.event().aggregateVersion(), ordering);
-            switch (verdict) {
-                case HOLD -> {
-                    db.rollback();
-                    note(id, consumer + " held it");
-                    return; // the message stays: the broker redelivers it later
+            db.commit();
+            queue.remove(index);
+            switch (result.receipt()) {
+                case FIRST -> note(id, consumer + " applied it");
+                case DUPLICATE -> note(id, consumer + " absorbed a duplicate");
+                case WAITING -> note(id, consumer + " stored it to wait for its turn");
+                case CONFLICT -> {
+                    note(id, consumer + " parked it as a conflict");
+                    conflicts.add(consumer + "/" + id);
                 }
-                case STALE -> {
-                    db.commit();
-                    queue.remove(index);
-                    note(id, consumer + " skipped it as stale");
-                    return;
-                }
-                default -> {
-                    try (PreparedStatement effect = db.prepareStatement("INSERT INTO checker_effect (consumer,"
-                            + " event_id, aggregate_id, aggregate_version, seq) VALUES (?, ?, ?, ?, ?)")) {
-                        effect.setString(1, consumer);
-                        effect.setString(2, id.toString());
-                        effect.setString(3, event.event().aggregateId());
-                        effect.setLong(4, event.event().aggregateVersion());
-                        effect.setLong(5, ++sequence);
-                        effect.executeUpdate();
-                    }
-                    if (failAfterEffect) {
-                        db.rollback(); // R7.6: the mark rolls back with the change
-                        note(id, consumer + " failed after its change");
-                        return;
-                    }
-                    db.commit();
-                    queue.remove(index);
-                    note(id, consumer + " applied it (" + verdict + ")");
-                }
+                case SKIPPED -> violations.add(consumer + " reported " + describe(id) + " as skipped, with no skip");
+            }
+            for (Received successor : result.released()) {
+                note(successor.event().eventId().value(), consumer + " applied it in its turn, after " + id);
             }
         } finally {
             db.setAutoCommit(true);
         }
     }
 
-    private Duration heldFor(String consumer, EventId eventId) {
-        try {
-            return InboxHolds.heldFor(holds, dialect, consumer, eventId); // autocommit: the hold outlives a HOLD
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
+    private void effect(String consumer, Received turn) throws SQLException {
+        try (PreparedStatement effect = db.prepareStatement("INSERT INTO checker_effect (consumer,"
+                + " event_id, aggregate_id, aggregate_version, seq) VALUES (?, ?, ?, ?, ?)")) {
+            effect.setString(1, consumer);
+            effect.setString(2, turn.event().eventId().value().toString());
+            effect.setString(3, turn.event().aggregateId());
+            effect.setLong(4, turn.event().aggregateVersion());
+            effect.setLong(5, ++sequence);
+            effect.executeUpdate();
         }
     }
 
@@ -428,7 +431,7 @@ public final class ProtocolChecker {
         update(db, "UPDATE outbox_event SET created_at = created_at" + back + ", next_attempt_at = next_attempt_at"
                 + back + ", lease_until = lease_until" + back + ", delivered_at = delivered_at" + back);
         update(db, "UPDATE processed_event SET processed_at = processed_at" + back + ", retain_until = retain_until" + back);
-        update(db, "UPDATE inbox_hold SET held_since = held_since" + back);
+        update(db, "UPDATE inbox_waiting SET waiting_since = waiting_since" + back);
         note(null, "time passed: " + minutes + " minutes");
     }
 
@@ -578,6 +581,10 @@ public final class ProtocolChecker {
                 }
             }
         }
+        long waiting = count("inbox_waiting");
+        if (waiting > 0) {
+            violations.add(waiting + " events still wait at a consumer after the drain: a stored successor was lost");
+        }
         for (Map.Entry<UUID, Long> replay : lastReplayedAt.entrySet()) {
             if (lastSentAt.getOrDefault(replay.getKey(), 0L) < replay.getValue()) {
                 violations.add("replayed " + describe(replay.getKey()) + " was never sent again");
@@ -649,7 +656,6 @@ public final class ProtocolChecker {
         for (Publisher publisher : publishers) {
             publisher.connection.close();
         }
-        holds.close();
         db.close();
     }
 }

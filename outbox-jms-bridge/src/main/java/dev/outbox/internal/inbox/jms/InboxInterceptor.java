@@ -4,11 +4,11 @@ import dev.outbox.jms.InboxConsumer;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
 import dev.outbox.TraceContext;
-import dev.outbox.Inbox;
 import dev.outbox.internal.config.Settings;
 import dev.outbox.InboxedEvent;
 import dev.outbox.internal.failure.Causes;
 import dev.outbox.internal.inbox.InboxAttempt;
+import dev.outbox.internal.inbox.Received;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
 import dev.outbox.internal.persistence.OutboxDataSource;
 import dev.outbox.OutboxHeaders;
@@ -17,10 +17,12 @@ import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
+import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import org.eclipse.microprofile.config.ConfigProvider;
 
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -78,19 +80,27 @@ public class InboxInterceptor {
         }
         Long version = message.propertyExists(OutboxHeaders.AGGREGATE_VERSION)
                 ? message.getLongProperty(OutboxHeaders.AGGREGATE_VERSION) : null;
+        Integer schemaVersion = message.propertyExists(OutboxHeaders.SCHEMA_VERSION)
+                ? message.getIntProperty(OutboxHeaders.SCHEMA_VERSION) : null;
         InboxedEvent event = new InboxedEvent(eventId, message.getStringProperty(OutboxHeaders.EVENT_TYPE),
                 message.getStringProperty(OutboxHeaders.AGGREGATE_TYPE),
-                message.getStringProperty(OutboxHeaders.AGGREGATE_ID), version, null,
-                Ordering.ofHeader(message.getStringProperty(OutboxHeaders.ORDERING)), null,
+                message.getStringProperty(OutboxHeaders.AGGREGATE_ID), version, schemaVersion,
+                Ordering.ofHeader(message.getStringProperty(OutboxHeaders.ORDERING)), TurnMessages.body(message),
                 TraceContext.read(message.getStringProperty(OutboxHeaders.TRACEPARENT),
                         message.getStringProperty(OutboxHeaders.TRACESTATE)).orElse(null));
+        Received received = new Received(event, messageId(message), TurnMessages.otherProperties(message));
         // R5.3, R5.5 without XA: the mark and the change commit in one local transaction of their own (whatever
         // the MDB's transaction attribute), and the broker gets its acknowledgement only after that commit. A crash
         // in between redelivers a duplicate that the inbox absorbs; nothing is left in doubt between two
-        // resource managers.
-        Inbox.Receipt receipt;
+        // resource managers. An early strict event is stored by that transaction and acknowledged too (R5.7).
         try {
-            receipt = attempt.attempt(consumer, event, messageId(message), () -> invocation.proceed());
+            attempt.attempt(consumer, received, turn -> {
+                if (turn == received) {
+                    invocation.proceed();
+                } else {
+                    applyInItsTurn(invocation, turn);
+                }
+            });
         } catch (Exception e) {
             watch.progressed(consumer); // a failed attempt is an attempt: the consumer is alive (ConsumerWatch)
             if (Causes.isDatabaseOutage(e)) {
@@ -104,13 +114,26 @@ public class InboxInterceptor {
             throw e;
         }
         watch.progressed(consumer);
-        if (receipt == Inbox.Receipt.HELD) {
-            // R5.7: the mark rolled back; fail the delivery after a pause so the broker redelivers it later.
-            Thread.sleep(Settings.HOLD_PAUSE.toMillis());
-            throw new IllegalStateException("consumer " + consumer + " holds " + event.describe()
-                    + " until its earlier versions arrive");
-        }
         return null;
+    }
+
+    /**
+     * An event that waited for its turn (R5.7), applied by this MDB's own onMessage in the inbox's transaction: the
+     * bean instance is called directly (its interceptors have run already, this one included), with the message
+     * rebuilt as it arrived.
+     */
+    private static void applyInItsTurn(InvocationContext invocation, Received turn) throws Exception {
+        try (JMSContext context = TurnMessages.context()) {
+            invocation.getMethod().invoke(invocation.getTarget(), TurnMessages.rebuild(context, turn));
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof Exception failure) {
+                throw failure;
+            }
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw e;
+        }
     }
 
     /**
@@ -118,7 +141,7 @@ public class InboxInterceptor {
      * on a restarting database within a second, it would move the message to the exception destination, its effect
      * never applied. So a delivery that failed for an outage fails only once the database answers again, and the
      * redelivery finds it back: after at most {@link #OUTAGE_PATIENCE} while the message has deliveries to spare,
-     * and without a limit on its last one (held deliveries, R5.7, spend the same budget). The probe runs a
+     * and without a limit on its last one. The probe runs a
      * statement, not just a connect, so the server's pool sees a stale connection fail and can drop it.
      */
     private void awaitDatabase(String consumer, InboxedEvent event, boolean lastDelivery) throws InterruptedException {

@@ -1,9 +1,9 @@
 package dev.outbox.internal.inbox.kafka;
 
 import dev.outbox.internal.config.Settings;
+import dev.outbox.internal.inbox.Received;
 import dev.outbox.InboxedEvent;
 import dev.outbox.kafka.KafkaInbox;
-import dev.outbox.Inbox;
 import dev.outbox.internal.failure.Causes;
 import dev.outbox.internal.inbox.InboxAttempt;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
@@ -19,7 +19,7 @@ import java.util.logging.Logger;
 /**
  * One Kafka record through the inbox, for both ways of consuming (the {@link KafkaInbox} poller and Reactive
  * Messaging): the mark and the business change in one new transaction (R5.1, R5.3), duplicates absorbed and
- * counted, a version gap held for the gap window (R5.7), a change that keeps failing retried
+ * counted, an early strict version stored to be applied in its turn (R5.7), a change that keeps failing retried
  * {@code outbox.inbox.max-attempts} times and then parked, a database outage retried until it ends. It returns
  * only when the record is done with: then, and only then, may its offset be committed (R5.5).
  */
@@ -50,13 +50,17 @@ public class InboxDelivery {
     public void deliver(String consumer, InboxedEvent event, String position, Consumer<InboxedEvent> change,
                         Consumer<String> park) {
         int failures = 0;
+        Received received = new Received(event, position);
         while (true) {
-            Inbox.Receipt receipt;
             try {
-                receipt = attempt.attempt(consumer, event, position, () -> change.accept(event));
-            } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
-                // A change's Error that repeats with its input (a missing class, an assertion, a recursion) is a
-                // failed attempt and parks like any other; an OutOfMemoryError or an internal error goes on up.
+                attempt.attempt(consumer, received, turn -> change.accept(turn.event()));
+            } catch (Throwable e) {
+                // Anything the change throws fails this attempt and, repeated, parks the record alone (a missing
+                // class, an assertion, a recursion, a custom Error): the poll thread never dies of one record. Only a
+                // VM error that is no StackOverflowError (out of memory, an internal error) goes on up.
+                if (e instanceof VirtualMachineError fatal && !(e instanceof StackOverflowError)) {
+                    throw fatal;
+                }
                 watch.progressed(consumer); // a failed attempt is an attempt: the consumer is alive (ConsumerWatch)
                 if (Causes.isDatabaseOutage(e)) {
                     LOG.warning(() -> "consumer " + consumer + " cannot reach its database for " + event.describe()
@@ -77,13 +81,9 @@ public class InboxDelivery {
                 pause(Math.min(MAX_PAUSE_MS, 200L << Math.min(attemptNumber, 10)));
                 continue;
             }
+            // Applied, absorbed, stored to wait for its turn (R5.7) or parked as a fork: done with, either way.
             watch.progressed(consumer);
-            if (receipt != Inbox.Receipt.HELD) {
-                return;
-            }
-            // R5.7: the mark rolled back; the hold is kept (InboxHolds), and the inbox releases the event once the
-            // gap window has passed since the first hold. Outside the try: a stop while held is no failed attempt.
-            pause(Settings.HOLD_PAUSE.toMillis());
+            return;
         }
     }
 

@@ -1,0 +1,112 @@
+package dev.outbox.internal.inbox;
+
+import dev.outbox.Inbox;
+import dev.outbox.NoTransactionException;
+import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.persistence.InboxStore;
+import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.persistence.OutboxTransactions;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import jakarta.inject.Inject;
+import jakarta.transaction.Status;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.logging.Logger;
+
+/**
+ * The {@link Resequencer} on the consumer transaction's connection (the outbox datasource, enlisted in the active
+ * JTA transaction): one received event in, one result out, each decision reported (R6.1) and logged by ids (R6.3).
+ */
+@ApplicationScoped
+public class ConsumerInbox {
+
+    private static final Logger LOG = Logger.getLogger(ConsumerInbox.class.getName());
+
+    @Inject
+    OutboxDataSource database;
+
+    @Inject
+    OutboxSettings settings;
+
+    @Inject
+    OutboxTransactions transactions;
+
+    @Inject
+    Event<InboxReceived> receivedEvents;
+
+    /**
+     * @throws NoTransactionException outside an active transaction: the mark and the change could not commit
+     *                                together (R5.3)
+     * @throws Exception              whatever the change threw; the caller rolls the transaction back
+     */
+    public Resequencer.Result receive(String consumer, Received received, Resequencer.Change change, boolean release)
+            throws Exception {
+        requireTransaction();
+        Resequencer.Result result;
+        try (Connection connection = database.connect()) {
+            result = resequencer(connection).receive(consumer, received, change, release);
+        } catch (SQLException e) {
+            throw new IllegalStateException("inbox of consumer " + consumer + " failed on "
+                    + received.event().describe(), e);
+        }
+        report(consumer, received, result.receipt());
+        for (Received successor : result.released()) {
+            LOG.info(() -> "consumer " + consumer + " applied " + successor.event().describe() + " in its turn,"
+                    + " after " + received.event().eventId() + " (it waited for the versions before it)");
+            receivedEvents.fire(new InboxReceived(consumer, successor.event().eventId(), Inbox.Receipt.FIRST));
+        }
+        return result;
+    }
+
+    /** Applies waiting events whose turn came without a delivery (an operator's skip, a failed successor). */
+    public List<Received> releaseReady(String consumer, Resequencer.Change change, int limit) throws SQLException {
+        requireTransaction();
+        try (Connection connection = database.connect()) {
+            List<Received> released = resequencer(connection).releaseReady(consumer, change, limit);
+            for (Received successor : released) {
+                LOG.info(() -> "consumer " + consumer + " applied " + successor.event().describe() + " in its turn");
+                receivedEvents.fire(new InboxReceived(consumer, successor.event().eventId(), Inbox.Receipt.FIRST));
+            }
+            return released;
+        }
+    }
+
+    /** A waiting event's change failed in its turn: recorded on it (its own transaction), reported as a gap. */
+    public void successorFailed(String consumer, Received successor, Throwable failure) throws SQLException {
+        try (Connection connection = database.connect()) {
+            new InboxStore(connection, database.dialect()).waitingFailed(consumer, successor.event().eventId(),
+                    failure.getClass().getName());
+        }
+    }
+
+    private Resequencer resequencer(Connection connection) {
+        return new Resequencer(new InboxStore(connection, database.dialect()), settings.inboxRetention());
+    }
+
+    private void requireTransaction() {
+        if (transactions.registry().getTransactionStatus() != Status.STATUS_ACTIVE) {
+            throw new NoTransactionException();
+        }
+    }
+
+    private void report(String consumer, Received received, Inbox.Receipt receipt) {
+        String what = received.event().describe() + " (" + received.event().ordering().header() + "), broker id "
+                + received.brokerId() + ", for consumer " + consumer;
+        switch (receipt) {
+            case WAITING -> LOG.info(() -> "waiting: " + what + " is stored until the versions before it are applied"
+                    + " (R5.7); its message is acknowledged");
+            case CONFLICT -> LOG.severe(() -> "conflict: " + what + " claims a version this consumer already applied"
+                    + " or holds under another event id (a fork of the aggregate's history, as after a restore from"
+                    + " backup, R7.7); parked at the consumer, not applied: see the runbook, 'Forks'");
+            case SKIPPED -> LOG.warning(() -> "skipped: " + what + " arrived after an operator skipped its version;"
+                    + " recorded as processed, not applied");
+            default -> {
+            }
+        }
+        // R6.1: duplicate hit rate and publish-to-consume latency, counted in memory by whoever observes it.
+        receivedEvents.fire(new InboxReceived(consumer, received.event().eventId(), receipt));
+    }
+}
