@@ -35,6 +35,19 @@ public final class InboxStore {
                            EventId appliedEventId, String eventType, String brokerId) {
     }
 
+    /** A consumer's gap as operators see it (R5.7): which versions are missing before which waiting ones. */
+    public record Gap(String consumer, String aggregateType, String aggregateId, long highWater, long firstWaiting,
+                      long waitingEvents, OffsetDateTime waitingSince, int failures) {
+    }
+
+    static final String GAPS = "SELECT w.consumer, w.aggregate_type, w.aggregate_id, COALESCE(MAX(h.high_water), 0)"
+            + " AS high_water, MIN(w.aggregate_version) AS first_waiting, COUNT(*) AS events, MIN(w.waiting_since)"
+            + " AS since, MAX(w.failures) AS failures FROM inbox_waiting w LEFT JOIN inbox_high_water h"
+            + " ON h.consumer = w.consumer AND h.aggregate_type = w.aggregate_type AND h.aggregate_id = w.aggregate_id"
+            + " GROUP BY w.consumer, w.aggregate_type, w.aggregate_id ORDER BY MIN(w.waiting_since)"
+            + " FETCH FIRST ? ROWS ONLY";
+    static final String CONFLICTS = "SELECT consumer, event_id, aggregate_type, aggregate_id, aggregate_version,"
+            + " applied_event_id, event_type, broker_id FROM inbox_conflict ORDER BY found_at FETCH FIRST ? ROWS ONLY";
     static final String HIGH_WATER_LOCK = "SELECT high_water FROM inbox_high_water WHERE consumer = ?"
             + " AND aggregate_type = ? AND aggregate_id = ? FOR UPDATE";
     static final String HIGH_WATER_SET = "UPDATE inbox_high_water SET high_water = ? WHERE consumer = ?"
@@ -60,6 +73,11 @@ public final class InboxStore {
             + " ON h.consumer = w.consumer AND h.aggregate_type = w.aggregate_type AND h.aggregate_id = w.aggregate_id"
             + " WHERE w.consumer = ? AND w.aggregate_version = h.high_water + 1 AND w.failures < " + RELEASE_TRIES
             + " ORDER BY w.waiting_since FETCH FIRST ? ROWS ONLY";
+    /** The gap report (R5.7): events waiting per consumer and the oldest, by the database's clock. */
+    public static final String WAITING_BY_CONSUMER = "SELECT consumer, COUNT(*) AS events, MIN(waiting_since) AS oldest"
+            + " FROM inbox_waiting GROUP BY consumer";
+    public static final String CONFLICTS_BY_CONSUMER = "SELECT consumer, COUNT(*) AS events FROM inbox_conflict"
+            + " GROUP BY consumer";
     static final String CONFLICT_EXISTS = "SELECT 1 FROM inbox_conflict WHERE consumer = ? AND event_id = ?";
     static final String CONFLICT_INSERT = "INSERT INTO inbox_conflict (consumer, event_id, aggregate_type,"
             + " aggregate_id, aggregate_version, applied_event_id, event_type, broker_id, found_at)"
@@ -335,6 +353,40 @@ public final class InboxStore {
             }
         }
         return out.toString();
+    }
+
+    /** The consumers' gaps, oldest first (R5.7). */
+    public List<Gap> gaps(int limit) throws SQLException {
+        List<Gap> gaps = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(GAPS)) {
+            select.setInt(1, limit);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    gaps.add(new Gap(rs.getString("consumer"), rs.getString("aggregate_type"),
+                            rs.getString("aggregate_id"), rs.getLong("high_water"), rs.getLong("first_waiting"),
+                            rs.getLong("events"), rs.getObject("since", OffsetDateTime.class), rs.getInt("failures")));
+                }
+            }
+        }
+        return gaps;
+    }
+
+    /** The forks parked at consumers, oldest first (R7.7). */
+    public List<Conflict> conflicts(int limit) throws SQLException {
+        List<Conflict> conflicts = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(CONFLICTS)) {
+            select.setInt(1, limit);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    UUID applied = rs.getObject("applied_event_id", UUID.class);
+                    conflicts.add(new Conflict(rs.getString("consumer"), new EventId(rs.getObject("event_id",
+                            UUID.class)), rs.getString("aggregate_type"), rs.getString("aggregate_id"),
+                            rs.getLong("aggregate_version"), applied == null ? null : new EventId(applied),
+                            rs.getString("event_type"), rs.getString("broker_id")));
+                }
+            }
+        }
+        return conflicts;
     }
 
     /** For tests and the admin listing: where the consumer's waiting events are, if any. */

@@ -1,5 +1,6 @@
 package dev.outbox.internal.ops.metrics;
 
+import dev.outbox.internal.persistence.InboxStore;
 import dev.outbox.internal.persistence.OutboxRows;
 
 import java.sql.Connection;
@@ -19,9 +20,25 @@ import java.util.TreeSet;
  * parked rows only, so its cost follows the backlog, not the table.
  */
 public record Backlog(OffsetDateTime readAt, Map<String, Long> pending, Map<String, OffsetDateTime> oldestPending,
-                      Map<String, Long> parked, Map<String, Map<String, Long>> failingByClass) {
+                      Map<String, Long> parked, Map<String, Map<String, Long>> failingByClass, Gaps gaps) {
 
-    public static final Backlog EMPTY = new Backlog(OffsetDateTime.MIN, Map.of(), Map.of(), Map.of(), Map.of());
+    public static final Backlog EMPTY = new Backlog(OffsetDateTime.MIN, Map.of(), Map.of(), Map.of(), Map.of(),
+            new Gaps(Map.of(), Map.of(), Map.of()));
+
+    /**
+     * The consumers' side (R5.7, R7.7), by consumer, where their inboxes share this database: events waiting for
+     * the versions before them (how many, since when by the database's clock) and forks parked as conflicts.
+     */
+    public record Gaps(Map<String, Long> waiting, Map<String, OffsetDateTime> oldestWaiting,
+                       Map<String, Long> conflicts) {
+
+        /** Every consumer that has waiting events or conflicts. */
+        public Set<String> consumers() {
+            Set<String> consumers = new TreeSet<>(waiting.keySet());
+            consumers.addAll(conflicts.keySet());
+            return consumers;
+        }
+    }
 
     public static Backlog read(Connection connection, OffsetDateTime now) throws SQLException {
         Map<String, Long> pending = new TreeMap<>();
@@ -48,7 +65,23 @@ public record Backlog(OffsetDateTime readAt, Map<String, Long> pending, Map<Stri
                 parked.put(rs.getString("event_type"), rs.getLong("events"));
             }
         }
-        return new Backlog(now, pending, oldest, parked, failing);
+        Map<String, Long> waiting = new TreeMap<>();
+        Map<String, OffsetDateTime> oldestWaiting = new TreeMap<>();
+        Map<String, Long> conflicts = new TreeMap<>();
+        try (PreparedStatement select = connection.prepareStatement(InboxStore.WAITING_BY_CONSUMER);
+             ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                waiting.put(rs.getString("consumer"), rs.getLong("events"));
+                oldestWaiting.put(rs.getString("consumer"), rs.getObject("oldest", OffsetDateTime.class));
+            }
+        }
+        try (PreparedStatement select = connection.prepareStatement(InboxStore.CONFLICTS_BY_CONSUMER);
+             ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                conflicts.put(rs.getString("consumer"), rs.getLong("events"));
+            }
+        }
+        return new Backlog(now, pending, oldest, parked, failing, new Gaps(waiting, oldestWaiting, conflicts));
     }
 
     /** Every event type with pending or parked rows. */
@@ -78,5 +111,11 @@ public record Backlog(OffsetDateTime readAt, Map<String, Long> pending, Map<Stri
     /** Parked events of all types. */
     public long parkedTotal() {
         return parked.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** How long the oldest event a consumer holds has waited for the versions before it; 0 when none waits. */
+    public Duration oldestWaitingAge(String consumer) {
+        OffsetDateTime first = gaps.oldestWaiting().get(consumer);
+        return first == null || first.isAfter(readAt) ? Duration.ZERO : Duration.between(first, readAt);
     }
 }

@@ -19,7 +19,8 @@ final class NewSeries {
     private volatile Backlog seen;
 
     /** Calls {@code newType} for each event type not seen before, {@code newFailing} for each new error class. */
-    void of(Backlog backlog, Consumer<String> newType, BiConsumer<String, String> newFailing) {
+    void of(Backlog backlog, Consumer<String> newType, BiConsumer<String, String> newFailing,
+            Consumer<String> newConsumer) {
         if (backlog == seen) {
             return;
         }
@@ -34,5 +35,10 @@ final class NewSeries {
                 newFailing.accept(type, errorClass);
             }
         }));
+        for (String consumer : backlog.gaps().consumers()) {
+            if (gauged.add("\u0001" + consumer)) {
+                newConsumer.accept(consumer);
+            }
+        }
     }
 }

@@ -13,7 +13,12 @@ enum OutboxMeter {
     PUBLISHED("outbox.publish", "Send outcomes of this instance's publisher", null),
     RECEIVED("outbox.inbox.received", "Deliveries the inbox decided on, by receipt", null),
     LATENCY("outbox.inbox.latency", "From an event's creation to its first processing by a consumer", "seconds"),
-    WAITING("outbox.inbox.waiting", "Records waiting for an inbox consumer at its source (Kafka lag, queue depth)", null);
+    WAITING("outbox.inbox.waiting", "Records waiting for an inbox consumer at its source (Kafka lag, queue depth)", null),
+    GAP_AGE("outbox.inbox.gap.age", "How long the oldest event a consumer holds has waited for the versions before it",
+            "seconds"),
+    RESEQUENCING("outbox.inbox.resequencing", "Events a consumer holds until the versions before them are applied",
+            null),
+    CONFLICTS("outbox.inbox.conflicts", "Forks parked at a consumer: another event id for a version it applied", null);
 
     /** The {@code event_type} of the series over all types. */
     static final String ALL_TYPES = "*";

@@ -34,11 +34,14 @@ import static dev.outbox.internal.ops.metrics.OutboxMeter.ALL_TYPES;
  *     {@link BacklogCache};</li>
  *     <li>{@code outbox_publish_total} by {@code outcome} (delivered, transient, unknown, permanent) and
  *     {@code destination} (the route's transports): what the broker said to this instance's sends;</li>
- *     <li>{@code outbox_inbox_received_total} by {@code consumer} and {@code receipt} (first, duplicate, stale,
- *     held): the duplicate hit rate is duplicate over all; {@code outbox_inbox_latency_seconds} by consumer: from
+ *     <li>{@code outbox_inbox_received_total} by {@code consumer} and {@code receipt} (first, duplicate, waiting,
+ *     conflict, skipped): the duplicate hit rate is duplicate over all; {@code outbox_inbox_latency_seconds} by consumer: from
  *     the event's creation (its UUIDv7 time) to its first processing, the publish-to-consume latency;</li>
  *     <li>{@code outbox_inbox_waiting} by {@code consumer}: what waits for each watched consumer at its source (a
- *     Kafka group's lag, a queue's depth; NaN while the source cannot say), see {@link ConsumerWatch}.</li>
+ *     Kafka group's lag, a queue's depth; NaN while the source cannot say), see {@link ConsumerWatch};</li>
+ *     <li>{@code outbox_inbox_gap_age_seconds}, {@code outbox_inbox_resequencing} and {@code outbox_inbox_conflicts}
+ *     by {@code consumer} (R5.7, R7.7): how long the oldest event held for its earlier versions has waited, how many
+ *     wait, and the forks parked, for consumers whose inbox shares this database.</li>
  * </ul>
  * A send rate alone shows a pretty zero when the producer stalls (R6.1): alert on the oldest age instead.
  *
@@ -127,7 +130,7 @@ public class OutboxMetrics {
 
     private Backlog backlog() {
         Backlog backlog = cache.backlog();
-        series.of(backlog, this::gaugeType, this::gaugeFailing);
+        series.of(backlog, this::gaugeType, this::gaugeFailing, this::gaugeGaps);
         return backlog;
     }
 
@@ -136,6 +139,20 @@ public class OutboxMetrics {
                 .map(s -> s.waiting().isPresent() ? (double) s.waiting().getAsLong() : Double.NaN).orElse(Double.NaN);
         gauges.add(value);
         meters.forEach(m -> m.gauge(OutboxMeter.WAITING, tags("consumer", consumer), value));
+    }
+
+    /** R5.7, R7.7: a consumer's gap and its forks, from the first backlog that shows either. */
+    private void gaugeGaps(String consumer) {
+        Map<String, String> tags = tags("consumer", consumer);
+        DoubleSupplier age = () -> backlog().oldestWaitingAge(consumer).toMillis() / 1000.0;
+        DoubleSupplier waiting = () -> backlog().gaps().waiting().getOrDefault(consumer, 0L);
+        DoubleSupplier conflicts = () -> backlog().gaps().conflicts().getOrDefault(consumer, 0L);
+        gauges.addAll(List.of(age, waiting, conflicts));
+        meters.forEach(m -> {
+            m.gauge(OutboxMeter.GAP_AGE, tags, age);
+            m.gauge(OutboxMeter.RESEQUENCING, tags, waiting);
+            m.gauge(OutboxMeter.CONFLICTS, tags, conflicts);
+        });
     }
 
     private void gaugeType(String type) {

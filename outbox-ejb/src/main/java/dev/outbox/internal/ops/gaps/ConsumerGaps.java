@@ -1,0 +1,94 @@
+package dev.outbox.internal.ops.gaps;
+
+import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.inbox.Resequencer;
+import dev.outbox.internal.ops.AdminRefusal;
+import dev.outbox.internal.ops.OperatorRoles;
+import dev.outbox.internal.ops.audit.AuditTrail;
+import dev.outbox.internal.persistence.InboxStore;
+import dev.outbox.internal.persistence.OutboxDataSource;
+import jakarta.annotation.Resource;
+import jakarta.annotation.security.DeclareRoles;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ejb.SessionContext;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * Consumers' gaps and forks for operators (R5.7, R7.7), where the consumers' inboxes share this database: which
+ * aggregates wait for which missing versions, which events were parked as forks, and the one decision that ends a
+ * gap without the missing version, an audited skip. The waiting events after a skip are applied by their consumer
+ * within seconds ({@code InboxAttempt}'s release sweep, at its next delivery).
+ */
+@Stateless
+@DeclareRoles({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
+public class ConsumerGaps {
+
+    @Resource
+    SessionContext caller;
+
+    @Inject
+    OutboxDataSource database;
+
+    @Inject
+    OutboxSettings settings;
+
+    @Inject
+    AuditTrail audit;
+
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
+    public List<InboxStore.Gap> gaps(int limit) {
+        try (Connection connection = database.connect()) {
+            return new InboxStore(connection, database.dialect()).gaps(limit);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot list the consumers' gaps", e);
+        }
+    }
+
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
+    public List<InboxStore.Conflict> conflicts(int limit) {
+        try (Connection connection = database.connect()) {
+            return new InboxStore(connection, database.dialect()).conflicts(limit);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot list the consumers' conflicts", e);
+        }
+    }
+
+    /**
+     * Stops {@code consumer} waiting for the versions of the aggregate up to {@code through} (R5.7), with the reason
+     * in the audit trail; one transaction with its audit entry.
+     *
+     * @return the first version skipped
+     */
+    @RolesAllowed(OperatorRoles.OPERATOR)
+    public long skip(String consumer, String aggregateType, String aggregateId, long through, String reason) {
+        AdminRefusal.requireReason(reason);
+        if (consumer == null || aggregateType == null || aggregateId == null) {
+            throw new AdminRefusal(AdminRefusal.Kind.INVALID, "a skip names consumer, aggregateType and aggregateId");
+        }
+        String actor = caller.getCallerPrincipal().getName();
+        try (Connection connection = database.connect()) {
+            long from;
+            try {
+                from = new Resequencer(new InboxStore(connection, database.dialect()), settings.inboxRetention())
+                        .skip(consumer, aggregateType, aggregateId, through, actor, reason);
+            } catch (IllegalArgumentException nothingMissing) {
+                throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, nothingMissing.getMessage());
+            }
+            audit.record(actor, "GAP_SKIPPED", null, null, "consumer " + consumer + " skips " + aggregateType + "/"
+                    + aggregateId + " versions " + from + " to " + through + "; reason: " + reason);
+            return from;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot skip the gap of " + consumer + " in " + aggregateType + "/"
+                    + aggregateId, e);
+        }
+    }
+}
