@@ -6,6 +6,7 @@ import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.OutboxDatabase.StoredEvent;
 import dev.outbox.it.support.TracedOrders;
 import dev.outbox.it.support.TracedOrders.TracedOrder;
+import dev.outbox.internal.persistence.RecordedRow;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
@@ -59,6 +60,56 @@ public abstract class DeliveryContract {
      * event is in the trace of the request that recorded it, naming the event's id and type, and nothing of its
      * payload.
      */
+    /**
+     * Issue 41 (R5.7): a strict version that reaches the MDB ahead of its turn waits in the consumer's database,
+     * however long past the gap window (1 s on Liberty, 2 s on WildFly), its message acknowledged; when the missing version
+     * arrives, late, both are applied, the missing one first. Before issue 41 the early one was applied after the
+     * window and the late one dropped as stale.
+     */
+    @Test
+    void aStrictVersionAheadOfItsTurnWaitsDurablyAndIsAppliedAfterTheLateMissingOne() throws InterruptedException {
+        String orderId = placeAndPay("late-" + UUID.randomUUID());
+        awaitDelivered(orderId, 2);
+        await(SOON, "shipped", () -> shipmentsOf(orderId), n -> n == 1);
+
+        UUID v4 = insertEvent(orderId, 4, "OrderAmended");
+        await(SOON, "version 4 stored to wait for version 3", () -> waiting(orderId, 4), n -> n == 1);
+        Thread.sleep(4_000); // four gap windows: no timer may apply it
+        assertEquals(1, waiting(orderId, 4), "version 4 still waits");
+        assertEquals(0, processed(orderId, 4), "and was not applied ahead of version 3");
+        assertTrue(serverLog().contains("waiting: " + v4), "the wait was logged by event id");
+        assertEquals("DELIVERED", db.eventsOf(orderId).get(2).state(), "its message was acknowledged, not held");
+
+        UUID v3 = insertEvent(orderId, 3, "OrderAmended");
+        await(SOON, "version 3 applied, then version 4", () -> processed(orderId, 3) + processed(orderId, 4),
+                n -> n == 2);
+        assertEquals(0, waiting(orderId, 4), "nothing left waiting");
+        assertTrue(serverLog().contains("applied " + v4 + " OrderAmended of Order/" + orderId
+                + " at version 4 in its turn, after " + v3), "version 4 applied after version 3, in its turn");
+    }
+
+    /**
+     * Issue 41, R7.7: the producer's database restored from a backup taken before version 2, and a new command records
+     * a new version 2 under a new event id. The consumer applied the old version 2: the new one is a fork, parked
+     * at the consumer naming both ids, never absorbed as a duplicate and never applied.
+     */
+    @Test
+    void aNewEventAtAVersionTheConsumerAlreadyAppliedIsParkedAsAConflictNamingBothIds() {
+        String orderId = placeAndPay("fork-" + UUID.randomUUID());
+        awaitDelivered(orderId, 2);
+        await(SOON, "shipped", () -> shipmentsOf(orderId), n -> n == 1);
+        UUID applied = db.eventsOf(orderId).get(1).eventId();
+
+        // The restore: version 2 is gone from the producer's outbox; a new command records another version 2.
+        db.execute("DELETE FROM outbox_event WHERE event_id = ?", applied);
+        UUID fork = insertEvent(orderId, 2, "OrderPaid");
+        await(SOON, "the fork parked at the consumer", () -> db.count("inbox_conflict",
+                "event_id = '" + fork + "' AND applied_event_id = '" + applied + "'"), n -> n == 1);
+        assertEquals(1, shipmentsOf(orderId), "the fork's change never ran");
+        assertEquals(0, db.count("processed_event", "event_id = '" + fork + "'"), "nor was it absorbed as processed");
+        assertTrue(serverLog().contains("conflict: " + fork), "reported by event id");
+    }
+
     @Test
     void theConsumersSpanForEachEventIsInTheTraceOfTheRequestThatRecordedIt() {
         String secret = "TRACE-SECRET-" + UUID.randomUUID();
@@ -110,5 +161,21 @@ public abstract class DeliveryContract {
         await(SOON, "the duplicate absorbed", () -> service.stats().body().getJsonNumber("duplicatesAbsorbed").longValue(),
                 n -> n == duplicatesBefore + 1);
         assertEquals(1, shipmentsOf(orderId), "still exactly one shipment");
+    }
+
+    /** A row straight into the outbox, as a command would record it, due now. */
+    protected UUID insertEvent(String orderId, long version, String eventType) {
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        return db.using(RecordedRow.pending("Order", orderId, version, eventType).recordedAt(now).dueAt(now)::insert);
+    }
+
+    /** Inbox marks of one version of the order: processed (applied, or recorded as skipped). */
+    protected long processed(String orderId, long version) {
+        return db.count("processed_event", "aggregate_id = '" + orderId + "' AND aggregate_version = " + version);
+    }
+
+    /** Events of one version of the order stored at a consumer until the versions before them arrive. */
+    protected long waiting(String orderId, long version) {
+        return db.count("inbox_waiting", "aggregate_id = '" + orderId + "' AND aggregate_version = " + version);
     }
 }

@@ -119,56 +119,6 @@ class DeliveryIT extends DeliveryContract {
     }
 
     /**
-     * Issue 41 (R5.7): a strict version that reaches the MDB ahead of its turn waits in the consumer's database,
-     * however long past the gap window (1 s on this server), its message acknowledged; when the missing version
-     * arrives, late, both are applied, the missing one first. Before issue 41 the early one was applied after the
-     * window and the late one dropped as stale.
-     */
-    @Test
-    void aStrictVersionAheadOfItsTurnWaitsDurablyAndIsAppliedAfterTheLateMissingOne() throws InterruptedException {
-        String orderId = placeAndPay("late-" + UUID.randomUUID());
-        awaitDelivered(orderId, 2);
-        await(SOON, "shipped", () -> shipmentsOf(orderId), n -> n == 1);
-
-        UUID v4 = insertEvent(orderId, 4, "OrderAmended");
-        await(SOON, "version 4 stored to wait for version 3", () -> waiting(orderId, 4), n -> n == 1);
-        Thread.sleep(4_000); // four gap windows: no timer may apply it
-        assertEquals(1, waiting(orderId, 4), "version 4 still waits");
-        assertEquals(0, processed(orderId, 4), "and was not applied ahead of version 3");
-        assertTrue(ServerLog.text().contains("waiting: " + v4), "the wait was logged by event id");
-        assertEquals("DELIVERED", db.eventsOf(orderId).get(2).state(), "its message was acknowledged, not held");
-
-        UUID v3 = insertEvent(orderId, 3, "OrderAmended");
-        await(SOON, "version 3 applied, then version 4", () -> processed(orderId, 3) + processed(orderId, 4),
-                n -> n == 2);
-        assertEquals(0, waiting(orderId, 4), "nothing left waiting");
-        assertTrue(ServerLog.text().contains("applied " + v4 + " OrderAmended of Order/" + orderId
-                + " at version 4 in its turn, after " + v3), "version 4 applied after version 3, in its turn");
-    }
-
-    /**
-     * Issue 41, R7.7: the producer's database restored from a backup taken before version 2, and a new command records
-     * a new version 2 under a new event id. The consumer applied the old version 2: the new one is a fork, parked
-     * at the consumer naming both ids, never absorbed as a duplicate and never applied.
-     */
-    @Test
-    void aNewEventAtAVersionTheConsumerAlreadyAppliedIsParkedAsAConflictNamingBothIds() {
-        String orderId = placeAndPay("fork-" + UUID.randomUUID());
-        awaitDelivered(orderId, 2);
-        await(SOON, "shipped", () -> shipmentsOf(orderId), n -> n == 1);
-        UUID applied = db.eventsOf(orderId).get(1).eventId();
-
-        // The restore: version 2 is gone from the producer's outbox; a new command records another version 2.
-        db.execute("DELETE FROM outbox_event WHERE event_id = ?", applied);
-        UUID fork = insertEvent(orderId, 2, "OrderPaid");
-        await(SOON, "the fork parked at the consumer", () -> db.count("inbox_conflict",
-                "event_id = '" + fork + "' AND applied_event_id = '" + applied + "'"), n -> n == 1);
-        assertEquals(1, shipmentsOf(orderId), "the fork's change never ran");
-        assertEquals(0, db.count("processed_event", "event_id = '" + fork + "'"), "nor was it absorbed as processed");
-        assertTrue(ServerLog.text().contains("conflict: " + fork), "reported by event id");
-    }
-
-    /**
      * Issue 16 item 3: OrderNoted is independent on this server, so its versions may arrive out of order (R4.6);
      * the consumer applies each one, never holding one for a gap or skipping one as stale.
      */
@@ -224,16 +174,4 @@ class DeliveryIT extends DeliveryContract {
     }
 
     /** An event written straight into the outbox, as another command of this aggregate would. */
-    private UUID insertEvent(String orderId, long version, String eventType) {
-        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        return db.using(RecordedRow.pending("Order", orderId, version, eventType).recordedAt(now).dueAt(now)::insert);
-    }
-
-    private long waiting(String orderId, long version) {
-        return db.count("inbox_waiting", "aggregate_id = '" + orderId + "' AND aggregate_version = " + version);
-    }
-
-    private long processed(String orderId, long version) {
-        return db.count("processed_event", "aggregate_id = '" + orderId + "' AND aggregate_version = " + version);
-    }
 }

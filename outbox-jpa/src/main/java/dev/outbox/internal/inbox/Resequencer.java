@@ -99,23 +99,31 @@ public final class Resequencer {
         InboxedEvent event = received.event();
         long version = event.aggregateVersion();
         boolean next = version == highWater + 1;
-        List<WaitingRow> waiting = next
-                ? store.waitingFrom(consumer, event.aggregateType(), event.aggregateId(), version) : List.of();
+        // Read for an independent event ahead of its turn too: a strict event may wait at its version (R7.7).
+        List<WaitingRow> waiting = store.waitingFrom(consumer, event.aggregateType(), event.aggregateId(), version);
         Optional<WaitingRow> atVersion = waiting.stream().filter(row -> row.event().aggregateVersion() == version)
                 .findFirst();
         if (atVersion.isPresent()) {
             EventId waitingId = atVersion.get().event().eventId();
             if (!waitingId.equals(event.eventId())) {
                 // Two events claim this version; the one that came first waited and is applied now (R7.7).
-                parkConflict(consumer, received, waitingId);
-                List<Received> released = release
+                Inbox.Receipt parked = parkConflict(consumer, received, waitingId).receipt();
+                List<Received> released = release && next
                         ? releaseAfter(consumer, event.aggregateType(), event.aggregateId(), highWater, waiting, change)
                         : List.of();
-                return new Result(Inbox.Receipt.CONFLICT, released);
+                return new Result(parked, released);
             }
             // It waited, failed in its turn or was stored before an operator's skip, and comes again in its turn.
-            store.endWaiting(consumer, event.eventId());
-            waiting = waiting.subList(1, waiting.size());
+            store.endWaiting(consumer, event.eventId()); // releaseAfter passes over its row: below the new mark
+        }
+        // An independent event applied ahead of its turn may hold this version already (R7.7): under this id it is
+        // a duplicate, under another a fork.
+        List<EventId> marked = store.markedAt(consumer, event.aggregateType(), event.aggregateId(), version);
+        if (marked.contains(event.eventId())) {
+            return duplicate(consumer, event.eventId());
+        }
+        if (!marked.isEmpty()) {
+            return parkConflict(consumer, received, marked.get(0));
         }
         if (!mark(consumer, event)) {
             return duplicate(consumer, event.eventId());
@@ -187,6 +195,13 @@ public final class Resequencer {
                 return Result.of(Inbox.Receipt.DUPLICATE); // stored already: the broker delivered it again
             }
             return parkConflict(consumer, received, waitingId);
+        }
+        List<EventId> marked = store.markedAt(consumer, event.aggregateType(), event.aggregateId(),
+                event.aggregateVersion());
+        if (!marked.isEmpty()) {
+            // An independent event applied ahead of its turn holds this version already: a fork (R7.7).
+            return marked.contains(event.eventId()) ? duplicate(consumer, event.eventId())
+                    : parkConflict(consumer, received, marked.get(0));
         }
         if (store.isConflict(consumer, event.eventId())) {
             return Result.of(Inbox.Receipt.DUPLICATE);
@@ -267,6 +282,9 @@ public final class Resequencer {
 
     private Result parkConflict(String consumer, Received received, EventId appliedEventId) throws SQLException {
         InboxedEvent event = received.event();
+        if (store.isConflict(consumer, event.eventId())) {
+            return Result.of(Inbox.Receipt.DUPLICATE); // parked already: whatever comes again
+        }
         store.parkConflict(new InboxStore.Conflict(consumer, event.eventId(), event.aggregateType(),
                 event.aggregateId(), event.aggregateVersion(), appliedEventId, event.eventType(), received.brokerId()));
         return Result.of(Inbox.Receipt.CONFLICT);

@@ -301,7 +301,7 @@ public final class InboxStore {
         for (int i = 0; i < values.length; i++) {
             Object value = values[i];
             if (value == null) {
-                statement.setNull(i + 1, Types.VARCHAR);
+                statement.setObject(i + 1, null); // untyped: PostgreSQL infers a uuid column's null, as others do
             } else if (value instanceof Long number) {
                 statement.setLong(i + 1, number);
             } else if (value instanceof String text) {

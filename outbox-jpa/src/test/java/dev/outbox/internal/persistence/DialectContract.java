@@ -469,6 +469,26 @@ public abstract class DialectContract {
         assertEquals(List.of(1L, 2L, 3L, 4L), inbox.appliedVersions("c"), "the first of the two waited and went on");
     }
 
+    /**
+     * R7.7, found by the protocol checker: an independent event applied ahead of its turn holds its version as
+     * surely as an applied strict one; a strict event claiming that version under another id, before or after it,
+     * is a fork, and never waits forever behind a version the mark has passed.
+     */
+    @Test
+    void aForkAgainstAnIndependentEventAppliedAheadOfItsTurnIsParkedWhicheverArrivesFirst() throws Exception {
+        Inboxed inbox = new Inboxed();
+        assertEquals("FIRST", inbox.deliver("c", EventId.next(), 1, Ordering.STRICT));
+        assertEquals("FIRST", inbox.deliver("c", EventId.next(), 3, Ordering.INDEPENDENT), "ahead of its turn");
+        assertEquals("CONFLICT", inbox.deliver("c", EventId.next(), 3, Ordering.STRICT), "v3 is held by the first");
+        EventId waiting = EventId.next();
+        assertEquals("WAITING", inbox.deliver("c", waiting, 5, Ordering.STRICT));
+        assertEquals("CONFLICT", inbox.deliver("c", EventId.next(), 5, Ordering.INDEPENDENT), "v5 waits already");
+        assertEquals("FIRST", inbox.deliver("c", EventId.next(), 2, Ordering.STRICT));
+        assertEquals("FIRST", inbox.deliver("c", EventId.next(), 4, Ordering.STRICT));
+        assertEquals(List.of(1L, 3L, 2L, 4L, 5L), inbox.appliedVersions("c"), "each version once, nothing left behind");
+        assertEquals(List.of("0"), row("SELECT COUNT(*) FROM inbox_waiting WHERE consumer = 'c'"));
+    }
+
     /** R5.7: only an operator's audited skip ends a gap without the missing version; a late one is then reported. */
     @Test
     void anOperatorsSkipEndsAGapAndTheSkippedVersionArrivingLateIsReportedNotApplied() throws Exception {

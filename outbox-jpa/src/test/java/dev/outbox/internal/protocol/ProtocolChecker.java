@@ -6,6 +6,7 @@ import dev.outbox.internal.persistence.OutboxRows;
 import dev.outbox.internal.persistence.RecordedRow;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
+import dev.outbox.Inbox;
 import dev.outbox.InboxedEvent;
 import dev.outbox.internal.inbox.Received;
 import dev.outbox.internal.inbox.Resequencer;
@@ -60,7 +61,13 @@ public final class ProtocolChecker {
         /** Cleanup that deletes rows in any state (R8.1). */
         CLEANUP_ANY_STATE,
         /** The consumers gate independent types on versions too (R4.6, R5.7). */
-        INDEPENDENT_THROUGH_GATE
+        INDEPENDENT_THROUGH_GATE,
+        /** Issue 41: a waiting event is applied at once anyway, as the gap timer of old did (R5.7). */
+        APPLY_AFTER_GAP,
+        /** Issue 41: the events that waited are dropped, not applied, when the missing version arrives (R5.7). */
+        DROP_SUCCESSOR,
+        /** Issue 41: a fork is absorbed silently, as a duplicate would be (R7.7). */
+        FORK_AS_DUPLICATE
     }
 
     // Time moves in steps of 10, 70 or 200 minutes; every duration ends 5 minutes off that grid, so no comparison
@@ -84,6 +91,8 @@ public final class ProtocolChecker {
 
     // The history the invariants are checked against.
     private final Map<UUID, Recorded> committed = new LinkedHashMap<>();
+    /** Events a restore from backup took out of the producer's history, while the broker still had them (R7.7). */
+    private final Map<UUID, Recorded> lost = new LinkedHashMap<>();
     private final Map<String, Long> versions = new HashMap<>();
     private final List<String> violations = new ArrayList<>();
     /** consumer/event id of every event a consumer parked as a conflict. */
@@ -147,12 +156,13 @@ public final class ProtocolChecker {
         drain();
         check();
         retentionEmptiesTheInbox();
-        return new Result(seed, ran, List.copyOf(violations), committed.size(), sequence, keptAboveHighWater);
+        return new Result(seed, ran, List.copyOf(violations), committed.size(), sequence, keptAboveHighWater,
+                lost.size(), conflicts.size());
     }
 
     /** What a run found: no violations means every invariant held. */
     public record Result(long seed, int steps, List<String> violations, int events, long operations,
-                         long keptAboveHighWater) {
+                         long keptAboveHighWater, int restoredAway, int conflictsParked) {
 
         public String replay() {
             return "-Dchecker.seed=" + seed + " -Dchecker.steps=" + steps;
@@ -185,6 +195,8 @@ public final class ProtocolChecker {
             repair();
         } else if (dice < 96 && faults) {
             crash(publisher);
+        } else if (dice < 97 && faults) {
+            restore();
         } else {
             claim(publisher);
         }
@@ -375,9 +387,25 @@ public final class ProtocolChecker {
             try {
                 result = new Resequencer(new InboxStore(db, dialect), MARK_RETENTION).receive(consumer, received,
                         turn -> {
+                            if (mutation == Mutation.DROP_SUCCESSOR && turn != received) {
+                                return;
+                            }
                             effect(consumer, turn);
                             applied.add(turn.event().eventId().value());
                         }, true);
+                if (mutation == Mutation.APPLY_AFTER_GAP && result.receipt() == Inbox.Receipt.WAITING) {
+                    update(db, "DELETE FROM inbox_waiting WHERE consumer = ? AND event_id = ?", consumer, id);
+                    OffsetDateTime now = Sql.clock(db);
+                    dialect.markProcessed(db, consumer, id, "Order", event.event().aggregateId(),
+                            event.event().aggregateVersion(), now, now.plus(MARK_RETENTION));
+                    effect(consumer, received);
+                    applied.add(id);
+                }
+                if (mutation == Mutation.FORK_AS_DUPLICATE && result.receipt() == Inbox.Receipt.CONFLICT) {
+                    update(db, "DELETE FROM inbox_conflict WHERE consumer = ? AND event_id = ?", consumer, id);
+                }
+            } catch (SQLException | RuntimeException e) {
+                throw e;
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
@@ -470,6 +498,42 @@ public final class ProtocolChecker {
     }
 
     /** An operator replays one delivered event with its own id (R9.3); it must be sent again. */
+    /**
+     * R7.7: the producer's database goes back to a backup taken before the newest version of one aggregate, while
+     * the broker keeps the messages of that version. The version's row is gone and the next command records the same
+     * version under a new event id: a fork, which consumers that applied the lost one must park, never absorb.
+     */
+    private void restore() throws SQLException {
+        int first = random.nextInt(AGGREGATES);
+        for (int a = 0; a < AGGREGATES; a++) {
+            if (restore("a" + (first + a) % AGGREGATES)) {
+                return;
+            }
+        }
+    }
+
+    private boolean restore(String aggregate) throws SQLException {
+        long version = versions.getOrDefault(aggregate, 0L);
+        Recorded newest = committed.values().stream()
+                .filter(r -> r.aggregateId().equals(aggregate) && r.version() == version).findFirst().orElse(null);
+        if (version < 2 || newest == null || !lastSentAt.containsKey(newest.id())
+                || lastReplayedAt.containsKey(newest.id())) {
+            return false; // only an event the broker has (sent at least once) and no replay is about to send again
+        }
+        UUID id = newest.id();
+        boolean inFlight = publishers.stream().anyMatch(p -> p.claimed.stream().anyMatch(b -> b.stream()
+                .anyMatch(e -> e.id().value().equals(id))) || p.sent.stream().anyMatch(b -> b.keySet().stream()
+                .anyMatch(e -> e.id().value().equals(id))));
+        if (inFlight) {
+            return false;
+        }
+        update(db, "DELETE FROM outbox_event WHERE event_id = ?", id); // gone already if cleanup deleted it
+        versions.put(aggregate, version - 1);
+        lost.put(id, committed.remove(id));
+        note(id, "lost in a restore from backup: its version will be recorded again under a new id");
+        return true;
+    }
+
     private void replay() throws SQLException {
         UUID id = pick("SELECT event_id FROM outbox_event WHERE state = 'DELIVERED' ORDER BY event_id");
         if (id != null && update(db, OutboxRows.REPLAY_ONE, Sql.clock(db), id) == 1) {
@@ -541,25 +605,58 @@ public final class ProtocolChecker {
         }
         Map<String, List<long[]>> applied = new HashMap<>(); // consumer/aggregate -> [version, seq]
         Map<String, Integer> effects = new HashMap<>();
+        Map<String, Long> appliedAt = new HashMap<>(); // consumer/event id -> seq of its (first) effect
         try (PreparedStatement select = db.prepareStatement("SELECT consumer, event_id, aggregate_id, aggregate_version,"
                 + " seq FROM checker_effect ORDER BY seq"); ResultSet rs = select.executeQuery()) {
             while (rs.next()) {
                 effects.merge(rs.getString(1) + "/" + UUID.fromString(rs.getString(2)), 1, Integer::sum);
+                appliedAt.putIfAbsent(rs.getString(1) + "/" + UUID.fromString(rs.getString(2)), rs.getLong(5));
                 applied.computeIfAbsent(rs.getString(1) + "/" + rs.getString(3), k -> new ArrayList<>())
                         .add(new long[] {rs.getLong(4), rs.getLong(5)});
             }
         }
-        for (Recorded event : committed.values()) {
+        Set<String> parked = new HashSet<>();
+        try (PreparedStatement select = db.prepareStatement("SELECT consumer, event_id FROM inbox_conflict");
+             ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                parked.add(rs.getString(1) + "/" + UUID.fromString(rs.getString(2)));
+            }
+        }
+        // Every event once per consumer that reads it, but where a restore forked a version (R7.7): of the lost
+        // event and the new one at its version, a consumer applies the first it gets and parks the other.
+        Map<String, Integer> atVersion = new HashMap<>();
+        List<Recorded> every = new ArrayList<>(committed.values());
+        every.addAll(lost.values());
+        for (Recorded event : every) {
+            for (String consumer : CONSUMERS) {
+                if (reads(consumer, event.type()) && effects.getOrDefault(consumer + "/" + event.id(), 0) > 0) {
+                    atVersion.merge(consumer + "/" + event.aggregateId() + "@" + event.version(), 1, Integer::sum);
+                }
+            }
+        }
+        Set<String> forked = new HashSet<>();
+        lost.values().forEach(l -> forked.add(l.aggregateId() + "@" + l.version()));
+        for (Recorded event : every) {
             for (String consumer : CONSUMERS) {
                 if (!reads(consumer, event.type())) {
                     continue;
                 }
                 int times = effects.getOrDefault(consumer + "/" + event.id(), 0);
-                if (times != 1) {
+                boolean fork = forked.contains(event.aggregateId() + "@" + event.version());
+                if (times > 1 || times == 0 && !fork) {
                     violations.add(consumer + " applied " + describe(event.id()) + " " + times + " times, not once");
+                } else if (times == 0 && !parked.contains(consumer + "/" + event.id())) {
+                    violations.add(consumer + " neither applied nor parked " + describe(event.id())
+                            + ", an event of a forked version: a fork absorbed silently");
                 }
             }
         }
+        atVersion.forEach((key, count) -> {
+            if (count > 1) {
+                violations.add(key.substring(0, key.indexOf('/')) + " applied " + count + " events at version "
+                        + key.substring(key.indexOf('/') + 1));
+            }
+        });
         // Strict types in version order, with no version missing: every earlier version applied before it (R5.7).
         for (Recorded event : committed.values()) {
             if (!event.type().equals(STRICT_TYPE)) {
@@ -570,7 +667,7 @@ public final class ProtocolChecker {
                     continue;
                 }
                 List<long[]> seen = applied.getOrDefault(consumer + "/" + event.aggregateId(), List.of());
-                long at = seen.stream().filter(v -> v[0] == event.version()).mapToLong(v -> v[1]).findFirst().orElse(-1);
+                long at = appliedAt.getOrDefault(consumer + "/" + event.id(), -1L); // a parked fork: never applied
                 for (long earlier = 1; at >= 0 && earlier < event.version(); earlier++) {
                     long version = earlier;
                     boolean before = seen.stream().anyMatch(v -> v[0] == version && v[1] < at);
@@ -580,6 +677,12 @@ public final class ProtocolChecker {
                     }
                 }
             }
+        }
+        String explain = System.getProperty("checker.explain");
+        if (explain != null) {
+            every.stream().filter(e -> e.aggregateId().equals(explain)).sorted(java.util.Comparator
+                    .comparingLong(Recorded::version)).forEach(e -> System.out.println("  " + (lost.containsKey(e.id())
+                    ? "LOST " : "") + describe(e.id())));
         }
         long waiting = count("inbox_waiting");
         if (waiting > 0) {
@@ -645,7 +748,7 @@ public final class ProtocolChecker {
 
     /** An event with what happened to it, for a failure message that explains itself. */
     private String describe(UUID id) {
-        Recorded event = committed.get(id);
+        Recorded event = committed.containsKey(id) ? committed.get(id) : lost.get(id);
         String name = event == null ? id.toString() : event.type() + " " + event.aggregateId() + "@" + event.version()
                 + " (" + id + ")";
         List<String> story = trail.getOrDefault(id, List.of());

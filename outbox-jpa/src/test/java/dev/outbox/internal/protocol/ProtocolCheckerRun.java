@@ -24,7 +24,9 @@ public final class ProtocolCheckerRun {
         try {
             ProtocolChecker.Result result = checker.run(steps, budget);
             System.out.println("protocol checker on " + dialect.name() + ": " + result.steps() + " steps, "
-                    + result.events() + " events, " + result.violations().size() + " violations, "
+                    + result.events() + " events, " + result.restoredAway() + " events lost to restores from backup, "
+                    + result.conflictsParked() + " conflicts parked by consumers, "
+                    + result.violations().size() + " violations, "
                     + result.keptAboveHighWater() + " marks kept above the high-water mark of the consumer that reads"
                     + " only the independent type (a known limit); replay with "
                     + result.replay());

@@ -18,7 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The randomized protocol checker on H2 (the embedded default); itests runs it on PostgreSQL. 30 s of steps and
  * the drain after them (about a minute) by default: {@code -Dchecker.seconds=600} for longer, {@code -Dchecker.seed=S -Dchecker.steps=N} to replay a run,
- * {@code -Dchecker.mutation=CONFIRM_WITHOUT_CLAIMER} (or CLEANUP_ANY_STATE, INDEPENDENT_THROUGH_GATE) to see it bite.
+ * {@code -Dchecker.mutation=CONFIRM_WITHOUT_CLAIMER} (or CLEANUP_ANY_STATE, INDEPENDENT_THROUGH_GATE, APPLY_AFTER_GAP,
+ * DROP_SUCCESSOR, FORK_AS_DUPLICATE) to see it bite.
  */
 class ProtocolCheckerTest {
 
