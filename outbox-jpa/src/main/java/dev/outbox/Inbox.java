@@ -2,6 +2,7 @@ package dev.outbox;
 
 import dev.outbox.internal.inbox.ConsumerInbox;
 import dev.outbox.internal.inbox.Received;
+import dev.outbox.internal.inbox.Resequencer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
@@ -43,7 +44,7 @@ public class Inbox {
      * @throws NoTransactionException outside an active transaction
      */
     public Receipt receive(String consumer, InboxedEvent event, Consumer<InboxedEvent> change) throws Exception {
-        return inbox.receive(consumer, new Received(event, null), received -> change.accept(received.event()), true)
-                .receipt();
+        return inbox.receive(consumer, new Received(event, null), received -> change.accept(received.event()),
+                Resequencer.RELEASE_ALL).receipt();
     }
 }

@@ -105,6 +105,11 @@ public class KafkaInbox {
      * ({@code processed_event.consumer}). Runs until the application stops.
      */
     public void subscribe(String consumer, String groupId, String topic, Consumer<InboxedEvent> change) {
+        // R5.7: an event that waited is applied with the change of its consumer's name: one name, one change.
+        if (subscriptions.stream().anyMatch(s -> s.consumer.equals(consumer))) {
+            throw new IllegalArgumentException("consumer " + consumer + " is subscribed already: each subscription"
+                    + " needs a consumer name of its own (processed_event.consumer)");
+        }
         Subscription subscription = new Subscription(consumer, groupId, topic, change);
         subscriptions.add(subscription);
         // R6.1: a loop that stops reading while records wait turns liveness DOWN, naming it.
@@ -193,6 +198,8 @@ public class KafkaInbox {
                 ConsumerRecords<String, String> records = kafka.poll(Duration.ofMillis(500));
                 if (records.isEmpty()) {
                     offsets.commitDone(); // a commit refused before goes again while the topic is quiet
+                    // R5.7: events an operator's skip released go on while the topic is quiet too
+                    attempt.releaseDue(consumer, turn -> change.accept(turn.event()));
                     continue;
                 }
                 List<ConsumerRecord<String, String>> polled = new ArrayList<>(records.count());

@@ -42,12 +42,12 @@ public class ConsumerInbox {
      *                                together (R5.3)
      * @throws Exception              whatever the change threw; the caller rolls the transaction back
      */
-    public Resequencer.Result receive(String consumer, Received received, Resequencer.Change change, boolean release)
-            throws Exception {
+    public Resequencer.Result receive(String consumer, Received received, Resequencer.Change change,
+                                      long releaseBelow) throws Exception {
         requireTransaction();
         Resequencer.Result result;
         try (Connection connection = database.connect()) {
-            result = resequencer(connection).receive(consumer, received, change, release);
+            result = resequencer(connection).receive(consumer, received, change, releaseBelow);
         } catch (SQLException e) {
             throw new IllegalStateException("inbox of consumer " + consumer + " failed on "
                     + received.event().describe(), e);
@@ -61,16 +61,26 @@ public class ConsumerInbox {
         return result;
     }
 
-    /** Applies waiting events whose turn came without a delivery (an operator's skip, a failed successor). */
-    public List<Received> releaseReady(String consumer, Resequencer.Change change, int limit) throws SQLException {
+    /** The aggregates of the consumer whose next version waits, ready to be released by a sweep. */
+    public List<String[]> ready(String consumer, int limit) throws SQLException {
         requireTransaction();
         try (Connection connection = database.connect()) {
-            List<Received> released = resequencer(connection).releaseReady(consumer, change, limit);
-            for (Received successor : released) {
+            return resequencer(connection).ready(consumer, limit);
+        }
+    }
+
+    /** Applies one aggregate's waiting events whose turn came without a delivery (a skip, a failure, a cap). */
+    public Resequencer.Result releaseReady(String consumer, String aggregateType, String aggregateId,
+                                           Resequencer.Change change, long releaseBelow) throws SQLException {
+        requireTransaction();
+        try (Connection connection = database.connect()) {
+            Resequencer.Result result = resequencer(connection).releaseReady(consumer, aggregateType, aggregateId,
+                    change, releaseBelow);
+            for (Received successor : result.released()) {
                 LOG.info(() -> "consumer " + consumer + " applied " + successor.event().describe() + " in its turn");
                 receivedEvents.fire(new InboxReceived(consumer, successor.event().eventId(), Inbox.Receipt.FIRST));
             }
-            return released;
+            return result;
         }
     }
 

@@ -59,7 +59,7 @@ public class InboxAttempt {
      * @throws Exception whatever this event's own change threw, after the rollback
      */
     public Inbox.Receipt attempt(String consumer, Received received, Resequencer.Change change) throws Exception {
-        sweepIfDue(consumer, change);
+        releaseDue(consumer, change);
         // R6.7: the consumer's span is the recording span's child, current while the mark and the change run.
         try (Tracing.Step span = tracing.consuming(consumer, received.event())) {
             try {
@@ -75,18 +75,19 @@ public class InboxAttempt {
 
     private Inbox.Receipt attemptOnce(String consumer, Received received, Resequencer.Change change)
             throws Exception {
-        Inbox.Receipt receipt;
+        Resequencer.Result result;
         try {
             try {
-                receipt = inOneTransaction(() -> receiveIn(consumer, received, change, true));
+                result = inOneTransaction(() -> receiveIn(consumer, received, change, Resequencer.RELEASE_ALL));
             } catch (Resequencer.SuccessorFailed failed) {
-                // R5.7: a waiting event that fails in its turn must not block the one it waited for: that one is
-                // applied alone, and the failure is recorded on the waiting event, which stays waiting, reported.
+                // R5.7: a waiting event that fails in its turn must not block the ones before it: they are applied
+                // again without it, and the failure is recorded on it; it stays waiting, reported, for the sweep.
                 LOG.warning(() -> "consumer " + consumer + ": " + failed.getMessage() + " ("
                         + failed.getCause().getClass().getName() + "); applying " + received.event().describe()
-                        + " alone, the failed one stays waiting");
-                receipt = inOneTransaction(() -> {
-                    Inbox.Receipt alone = receiveIn(consumer, received, change, false);
+                        + " and the versions before the failed one without it");
+                result = inOneTransaction(() -> {
+                    Resequencer.Result alone = receiveIn(consumer, received, change,
+                            failed.successor().event().aggregateVersion());
                     recordFailure(consumer, failed);
                     return alone;
                 });
@@ -96,20 +97,25 @@ public class InboxAttempt {
         } catch (ChangeError failure) {
             throw (Error) failure.getCause();
         }
-        if (receipt == Inbox.Receipt.DUPLICATE) {
+        if (result.more()) {
+            lastSweep.remove(consumer); // the cap stopped a long release: the next delivery sweeps the rest
+        }
+        if (result.receipt() == Inbox.Receipt.DUPLICATE) {
             logDuplicate(consumer, received);
         }
-        return receipt;
+        return result.receipt();
     }
 
     /**
      * One event's part of an inbox transaction; a change that leaves the transaction rollback-only is named here,
-     * before anything else runs on the doomed transaction.
+     * before anything else runs on the doomed transaction: a waiting event's change so as a failure of that event
+     * ({@link Resequencer.SuccessorFailed}), never of the one it waited for.
      */
-    private Inbox.Receipt receiveIn(String consumer, Received received, Resequencer.Change change, boolean release) {
+    private Resequencer.Result receiveIn(String consumer, Received received, Resequencer.Change change,
+                                         long releaseBelow) {
         Resequencer.Result result;
         try {
-            result = inbox.receive(consumer, received, change, release);
+            result = inbox.receive(consumer, received, inTurn(received, change), releaseBelow);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Exception e) {
@@ -119,42 +125,87 @@ public class InboxAttempt {
             throw new IllegalStateException("the change of " + received.event().describe()
                     + " left the inbox transaction rollback-only");
         }
-        return result.receipt();
+        return result;
+    }
+
+    /** The change, with a check after each waiting event's part that it left the transaction usable. */
+    private Resequencer.Change inTurn(Received received, Resequencer.Change change) {
+        return turn -> {
+            change.apply(turn);
+            if (turn != received && transactions.registry().getRollbackOnly()) {
+                throw new IllegalStateException("the change of " + turn.event().describe()
+                        + " left the inbox transaction rollback-only");
+            }
+        };
     }
 
     /**
-     * Now and then (every {@link #RELEASE_SWEEP_NANOS} per consumer), before a delivery: applies the waiting events
-     * whose turn came with no delivery to bring them, after an operator's skip or a successor's failure. A failure
-     * is recorded on the waiting event and never fails the delivery that swept.
+     * Now and then (every {@link #RELEASE_SWEEP_NANOS} per consumer, or at once after a capped release), before a
+     * delivery or on a quiet poll: applies the waiting events whose turn came with no delivery to bring them (an
+     * operator's skip, a successor's failure, a long release). One transaction per aggregate; a failure is recorded
+     * on the waiting event and never fails the delivery that swept.
      */
-    private void sweepIfDue(String consumer, Resequencer.Change change) {
+    public void releaseDue(String consumer, Resequencer.Change change) {
         long now = System.nanoTime();
         Long last = lastSweep.get(consumer);
         if (last != null && now - last < RELEASE_SWEEP_NANOS) {
             return;
         }
         lastSweep.put(consumer, now);
+        List<String[]> ready;
         try {
-            inOneTransaction(() -> {
+            ready = inOneTransaction(() -> {
                 try {
-                    return inbox.releaseReady(consumer, change, RELEASE_SWEEP_AGGREGATES);
+                    return inbox.ready(consumer, RELEASE_SWEEP_AGGREGATES);
                 } catch (java.sql.SQLException e) {
-                    throw new IllegalStateException("inbox release of consumer " + consumer + " failed", e);
+                    throw new IllegalStateException("inbox release sweep of consumer " + consumer + " failed", e);
                 }
             });
-        } catch (Resequencer.SuccessorFailed failed) {
-            LOG.warning(() -> "consumer " + consumer + ": " + failed.getMessage() + " ("
-                    + failed.getCause().getClass().getName() + "); it stays waiting");
-            try {
-                inOneTransaction(() -> {
-                    recordFailure(consumer, failed);
-                    return null;
-                });
-            } catch (RuntimeException notRecorded) {
-                LOG.warning(() -> "consumer " + consumer + " could not record the failure: " + notRecorded);
-            }
         } catch (RuntimeException notNow) {
             LOG.fine(() -> "consumer " + consumer + ": release sweep failed (" + notNow + "); next time");
+            return;
+        }
+        for (String[] aggregate : ready) {
+            release(consumer, aggregate[0], aggregate[1], change);
+        }
+    }
+
+    private void release(String consumer, String aggregateType, String aggregateId, Resequencer.Change change) {
+        Received none = null; // every event a sweep applies waited: each is checked after its change
+        try {
+            Resequencer.Result result;
+            try {
+                result = inOneTransaction(() -> releaseIn(consumer, aggregateType, aggregateId, inTurn(none, change),
+                        Resequencer.RELEASE_ALL));
+            } catch (Resequencer.SuccessorFailed failed) {
+                LOG.warning(() -> "consumer " + consumer + ": " + failed.getMessage() + " ("
+                        + failed.getCause().getClass().getName() + "); it stays waiting");
+                result = inOneTransaction(() -> {
+                    Resequencer.Result before = releaseIn(consumer, aggregateType, aggregateId, inTurn(none, change),
+                            failed.successor().event().aggregateVersion());
+                    recordFailure(consumer, failed);
+                    return before;
+                });
+            }
+            if (result.more()) {
+                lastSweep.remove(consumer);
+            }
+        } catch (RuntimeException notNow) {
+            LOG.warning(() -> "consumer " + consumer + ": the release of " + aggregateType + "/" + aggregateId
+                    + " failed (" + notNow.getClass().getName() + "); the sweep tries again");
+        }
+    }
+
+    private Resequencer.Result releaseIn(String consumer, String aggregateType, String aggregateId,
+                                         Resequencer.Change change, long releaseBelow) {
+        try {
+            Resequencer.Result result = inbox.releaseReady(consumer, aggregateType, aggregateId, change, releaseBelow);
+            if (transactions.registry().getRollbackOnly()) {
+                throw new IllegalStateException("a release left the inbox transaction rollback-only");
+            }
+            return result;
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("inbox release of consumer " + consumer + " failed", e);
         }
     }
 
@@ -186,17 +237,21 @@ public class InboxAttempt {
      * @return the receipts in the batch's order, or empty when the batch rolled back
      */
     public Optional<List<Inbox.Receipt>> attemptTogether(String consumer, List<Delivery> batch) {
-        sweepIfDue(consumer, batch.get(0).change());
+        releaseDue(consumer, batch.get(0).change());
         // R6.7: a span per event, as one at a time; each is current while its own mark and change run, and all end
         // after the commit (last opened, first closed), with the receipt or the batch's rollback as their outcome.
         Deque<Tracing.Step> spans = new ArrayDeque<>(batch.size());
         List<Inbox.Receipt> receipts = new ArrayList<>(batch.size());
+        boolean[] more = {false};
         boolean committed = false;
         try {
             inOneTransaction(() -> {
                 for (Delivery delivery : batch) {
                     spans.push(tracing.consuming(consumer, delivery.received().event()));
-                    receipts.add(receiveIn(consumer, delivery.received(), delivery.change(), true));
+                    Resequencer.Result result = receiveIn(consumer, delivery.received(), delivery.change(),
+                            Resequencer.RELEASE_ALL);
+                    more[0] |= result.more();
+                    receipts.add(result.receipt());
                 }
                 return null;
             });
@@ -227,6 +282,9 @@ public class InboxAttempt {
         }
         if (!committed) {
             return Optional.empty();
+        }
+        if (more[0]) {
+            lastSweep.remove(consumer);
         }
         for (int i = 0; i < batch.size(); i++) {
             if (receipts.get(i) == Inbox.Receipt.DUPLICATE) {

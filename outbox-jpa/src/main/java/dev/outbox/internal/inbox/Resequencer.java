@@ -38,17 +38,34 @@ public final class Resequencer {
         void apply(Received received) throws Exception;
     }
 
-    /** What the inbox did with one received event, and which waiting events it applied after it. */
-    public record Result(Inbox.Receipt receipt, List<Received> released) {
+    /**
+     * The most waiting events one transaction applies after the version they waited for: a long backlog goes on in
+     * the consumer's release sweep, a cap at a time, so the missing version's transaction never outgrows its
+     * timeout (R5.7).
+     */
+    public static final int RELEASE_CAP = 100;
+
+    /** Release every waiting event that is next, up to {@link #RELEASE_CAP}. */
+    public static final long RELEASE_ALL = Long.MAX_VALUE;
+
+    /**
+     * What the inbox did with one received event, and which waiting events it applied after it; {@code more} when
+     * the cap stopped the release with events still ready.
+     */
+    public record Result(Inbox.Receipt receipt, List<Received> released, boolean more) {
         static Result of(Inbox.Receipt receipt) {
-            return new Result(receipt, List.of());
+            return new Result(receipt, List.of(), false);
         }
+    }
+
+    /** An operator's skip: the versions passed over and the waiting events dropped with them (failed ones only). */
+    public record Skip(long from, long through, List<EventId> dropped) {
     }
 
     /**
      * The change of a waiting event failed when its turn came. Thrown through the transaction, which rolls back
-     * whole; the caller applies the received event again without releasing ({@code release == false}) and records
-     * the failure on the waiting event, so a poison successor never blocks the version before it.
+     * whole; the caller applies the received event again releasing only the versions below the failed one, and
+     * records the failure on the failed one, so a poison successor never blocks the versions before it.
      */
     public static final class SuccessorFailed extends RuntimeException {
         private final Received successor;
@@ -73,11 +90,11 @@ public final class Resequencer {
     }
 
     /**
-     * @param release whether to apply the events that waited for this one; false only to apply it alone after a
-     *                successor failed ({@link SuccessorFailed})
+     * @param releaseBelow apply the events that waited for this one up to, not including, this version:
+     *                     {@link #RELEASE_ALL}, or the version of a successor that failed ({@link SuccessorFailed})
      * @throws Exception whatever the received event's own change threw; the transaction must roll back
      */
-    public Result receive(String consumer, Received received, Change change, boolean release) throws Exception {
+    public Result receive(String consumer, Received received, Change change, long releaseBelow) throws Exception {
         InboxedEvent event = received.event();
         if (event.aggregateVersion() == null || event.aggregateType() == null || event.aggregateId() == null) {
             if (!mark(consumer, event)) {
@@ -88,13 +105,13 @@ public final class Resequencer {
         }
         long highWater = store.lockHighWater(consumer, event.aggregateType(), event.aggregateId());
         return switch (VersionCheck.decide(event.ordering(), highWater, event.aggregateVersion())) {
-            case APPLY -> apply(consumer, received, change, highWater, release);
+            case APPLY -> apply(consumer, received, change, highWater, releaseBelow);
             case WAIT -> waitForTurn(consumer, received);
             case BEHIND -> behind(consumer, received);
         };
     }
 
-    private Result apply(String consumer, Received received, Change change, long highWater, boolean release)
+    private Result apply(String consumer, Received received, Change change, long highWater, long releaseBelow)
             throws Exception {
         InboxedEvent event = received.event();
         long version = event.aggregateVersion();
@@ -108,10 +125,12 @@ public final class Resequencer {
             if (!waitingId.equals(event.eventId())) {
                 // Two events claim this version; the one that came first waited and is applied now (R7.7).
                 Inbox.Receipt parked = parkConflict(consumer, received, waitingId).receipt();
-                List<Received> released = release && next
-                        ? releaseAfter(consumer, event.aggregateType(), event.aggregateId(), highWater, waiting, change)
-                        : List.of();
-                return new Result(parked, released);
+                if (!next) {
+                    return Result.of(parked);
+                }
+                Result released = releaseAfter(consumer, event.aggregateType(), event.aggregateId(), highWater,
+                        waiting, change, releaseBelow);
+                return new Result(parked, released.released(), released.more());
             }
             // It waited, failed in its turn or was stored before an operator's skip, and comes again in its turn.
             store.endWaiting(consumer, event.eventId()); // releaseAfter passes over its row: below the new mark
@@ -132,24 +151,23 @@ public final class Resequencer {
         if (!next) {
             return Result.of(Inbox.Receipt.FIRST); // an independent event ahead of its turn: counted when reached
         }
-        if (!release) {
-            moveHighWater(consumer, event.aggregateType(), event.aggregateId(), highWater);
-            return Result.of(Inbox.Receipt.FIRST);
-        }
-        return new Result(Inbox.Receipt.FIRST,
-                releaseAfter(consumer, event.aggregateType(), event.aggregateId(), highWater, waiting, change));
+        Result released = releaseAfter(consumer, event.aggregateType(), event.aggregateId(), highWater, waiting,
+                change, releaseBelow);
+        return new Result(Inbox.Receipt.FIRST, released.released(), released.more());
     }
 
     /**
      * Applies, in version order, the waiting events that are next from {@code highWater} on (the caller's own event
-     * is marked already, so the mark moves over it first), and sets the high-water mark where that ends.
+     * is marked already, so the mark moves over it first), below {@code releaseBelow} and at most
+     * {@link #RELEASE_CAP} of them, and sets the high-water mark where that ends.
      */
-    private List<Received> releaseAfter(String consumer, String aggregateType, String aggregateId, long highWater,
-                                        List<WaitingRow> prefetched, Change change) throws SQLException {
+    private Result releaseAfter(String consumer, String aggregateType, String aggregateId, long highWater,
+                                List<WaitingRow> prefetched, Change change, long releaseBelow) throws SQLException {
         List<Received> released = new ArrayList<>();
         long reached = store.advanceHighWater(consumer, aggregateType, aggregateId, highWater);
         List<WaitingRow> page = new ArrayList<>(prefetched);
         boolean more = prefetched.size() == InboxStore.WAITING_PAGE;
+        boolean capped = false;
         while (true) {
             final long passed = reached;
             page.removeIf(row -> row.event().aggregateVersion() <= passed);
@@ -157,7 +175,12 @@ public final class Resequencer {
                 page.addAll(store.waitingFrom(consumer, aggregateType, aggregateId, reached + 1));
                 more = page.size() == InboxStore.WAITING_PAGE;
             }
-            if (page.isEmpty() || page.get(0).event().aggregateVersion() != reached + 1) {
+            if (page.isEmpty() || page.get(0).event().aggregateVersion() != reached + 1
+                    || reached + 1 >= releaseBelow) {
+                break;
+            }
+            if (released.size() == RELEASE_CAP) {
+                capped = true;
                 break;
             }
             WaitingRow row = page.remove(0);
@@ -172,14 +195,17 @@ public final class Resequencer {
         if (reached > highWater) {
             store.setHighWater(consumer, aggregateType, aggregateId, reached);
         }
-        return released;
+        return new Result(Inbox.Receipt.FIRST, released, capped);
     }
 
     private static void applySuccessor(Change change, Received successor) {
         try {
             change.apply(successor);
         } catch (VirtualMachineError fatal) {
-            throw fatal;
+            if (!(fatal instanceof StackOverflowError)) {
+                throw fatal; // out of memory, an internal error: nothing about this event
+            }
+            throw new SuccessorFailed(successor, fatal);
         } catch (Throwable failed) {
             throw new SuccessorFailed(successor, failed);
         }
@@ -233,51 +259,68 @@ public final class Resequencer {
     }
 
     /**
-     * The operator's audited decision (R5.7): the consumer stops waiting for the versions after its high-water mark
-     * up to {@code through}; waiting events at those versions are dropped with them. The events waiting after
-     * {@code through} are applied by the consumer's next release ({@link #releaseReady}).
+     * The operator's audited decision (R5.7): the consumer stops waiting for the missing versions after its
+     * high-water mark, up to {@code through}. Only missing versions are skipped, and waiting events whose change kept
+     * failing in their turn (dropped, their ids returned for the audit trail); a waiting event that can still be
+     * applied is never skipped. The events waiting after {@code through} are applied by the consumer's release sweep
+     * ({@link #releaseReady}).
      *
-     * @return the first version skipped
-     * @throws IllegalArgumentException when nothing after the mark is missing up to {@code through}
+     * @throws IllegalArgumentException when {@code through} is not after the mark, or reaches a waiting event that can
+     *                                  be applied, or nothing waits at all (no gap)
      */
-    public long skip(String consumer, String aggregateType, String aggregateId, long through, String by,
+    public Skip skip(String consumer, String aggregateType, String aggregateId, long through, String by,
                      String reason) throws SQLException {
+        String aggregate = aggregateType + "/" + aggregateId;
         long highWater = store.lockHighWater(consumer, aggregateType, aggregateId);
         if (through <= highWater) {
-            throw new IllegalArgumentException("consumer " + consumer + " has passed " + aggregateType + "/"
-                    + aggregateId + " up to version " + highWater + " already; nothing to skip through " + through);
+            throw new IllegalArgumentException("consumer " + consumer + " has passed " + aggregate + " up to version "
+                    + highWater + " already; nothing to skip through " + through);
         }
-        for (WaitingRow row : store.waitingFrom(consumer, aggregateType, aggregateId, highWater + 1)) {
-            if (row.event().aggregateVersion() <= through) {
-                store.endWaiting(consumer, row.event().eventId());
+        List<WaitingRow> waiting = store.waitingFrom(consumer, aggregateType, aggregateId, highWater + 1);
+        if (waiting.isEmpty()) {
+            throw new IllegalArgumentException("consumer " + consumer + " waits for nothing in " + aggregate
+                    + ": no gap to skip");
+        }
+        List<EventId> dropped = new ArrayList<>();
+        for (WaitingRow row : waiting) {
+            if (row.event().aggregateVersion() > through) {
+                break;
             }
+            if (row.failures() == 0) {
+                throw new IllegalArgumentException("version " + row.event().aggregateVersion() + " of " + aggregate
+                        + " waits at consumer " + consumer + " and can be applied (" + row.event().eventId()
+                        + "): skip only the versions before it, through " + (row.event().aggregateVersion() - 1));
+            }
+            dropped.add(row.event().eventId());
+        }
+        if (through >= waiting.get(waiting.size() - 1).event().aggregateVersion() + 1
+                && waiting.size() < InboxStore.WAITING_PAGE) {
+            throw new IllegalArgumentException("version " + through + " of " + aggregate + " is after every event"
+                    + " waiting at consumer " + consumer + ": only a gap before a waiting event is skipped");
+        }
+        for (EventId id : dropped) {
+            store.endWaiting(consumer, id);
         }
         store.skip(consumer, aggregateType, aggregateId, highWater + 1, through, by, reason);
         store.setHighWater(consumer, aggregateType, aggregateId,
                 store.advanceHighWater(consumer, aggregateType, aggregateId, through));
-        return highWater + 1;
+        return new Skip(highWater + 1, through, dropped);
+    }
+
+    /** The aggregates of the consumer whose next version waits and has not failed too often. */
+    public List<String[]> ready(String consumer, int limit) throws SQLException {
+        return store.ready(consumer, limit);
     }
 
     /**
-     * Applies the waiting events whose turn has come without a delivery to bring them (after an operator's skip, or
-     * after a successor that failed came again), up to {@code limit} aggregates, in this transaction.
+     * Applies the waiting events of one aggregate whose turn has come without a delivery to bring them (after an
+     * operator's skip, a failed successor, a capped release), below {@code releaseBelow}, in this transaction.
      */
-    public List<Received> releaseReady(String consumer, Change change, int limit) throws SQLException {
-        List<Received> released = new ArrayList<>();
-        for (String[] aggregate : store.ready(consumer, limit)) {
-            long highWater = store.lockHighWater(consumer, aggregate[0], aggregate[1]);
-            List<WaitingRow> waiting = store.waitingFrom(consumer, aggregate[0], aggregate[1], highWater + 1);
-            released.addAll(releaseAfter(consumer, aggregate[0], aggregate[1], highWater, waiting, change));
-        }
-        return released;
-    }
-
-    private void moveHighWater(String consumer, String aggregateType, String aggregateId, long from)
-            throws SQLException {
-        long reached = store.advanceHighWater(consumer, aggregateType, aggregateId, from);
-        if (reached > from) {
-            store.setHighWater(consumer, aggregateType, aggregateId, reached);
-        }
+    public Result releaseReady(String consumer, String aggregateType, String aggregateId, Change change,
+                               long releaseBelow) throws SQLException {
+        long highWater = store.lockHighWater(consumer, aggregateType, aggregateId);
+        List<WaitingRow> waiting = store.waitingFrom(consumer, aggregateType, aggregateId, highWater + 1);
+        return releaseAfter(consumer, aggregateType, aggregateId, highWater, waiting, change, releaseBelow);
     }
 
     private Result parkConflict(String consumer, Received received, EventId appliedEventId) throws SQLException {

@@ -33,7 +33,7 @@ class InboxAttemptTest {
 
     private final ServerTransaction server = new ServerTransaction();
     private final Map<EventId, Inbox.Receipt> decisions = new HashMap<>();
-    private final List<Boolean> releases = new ArrayList<>();
+    private final List<Long> releases = new ArrayList<>();
     private final List<String> failures = new ArrayList<>();
     private Received failingSuccessor;
     private InboxAttempt attempt;
@@ -44,20 +44,20 @@ class InboxAttemptTest {
         attempt.inbox = new ConsumerInbox() {
             @Override
             public Resequencer.Result receive(String consumer, Received received, Resequencer.Change change,
-                                              boolean release) throws Exception {
-                releases.add(release);
-                if (release && failingSuccessor != null) {
+                                              long releaseBelow) throws Exception {
+                releases.add(releaseBelow);
+                if (releaseBelow == Resequencer.RELEASE_ALL && failingSuccessor != null) {
                     throw new Resequencer.SuccessorFailed(failingSuccessor, new IllegalStateException("poison"));
                 }
                 Inbox.Receipt receipt = decisions.getOrDefault(received.event().eventId(), Inbox.Receipt.FIRST);
                 if (receipt == Inbox.Receipt.FIRST) {
                     change.apply(received);
                 }
-                return new Resequencer.Result(receipt, List.of());
+                return new Resequencer.Result(receipt, List.of(), false);
             }
 
             @Override
-            public List<Received> releaseReady(String consumer, Resequencer.Change change, int limit) {
+            public List<String[]> ready(String consumer, int limit) {
                 return List.of();
             }
 
@@ -133,13 +133,15 @@ class InboxAttemptTest {
     /** R5.7: a waiting event that fails in its turn must not block the version it waited for. */
     @Test
     void aSuccessorThatFailsInItsTurnLeavesTheMissingVersionAppliedAloneAndTheFailureRecorded() throws Exception {
-        failingSuccessor = received();
+        failingSuccessor = new Received(new InboxedEvent(EventId.next(), "OrderNoted", "Order", "o-1", 7L, 1,
+                Ordering.STRICT, "{}"), "t-0@7");
         List<String> applied = new ArrayList<>();
         Received missing = received();
         assertEquals(Inbox.Receipt.FIRST, attempt.attempt("c", missing, turn -> applied.add("missing")));
-        assertEquals(List.of(true, false), releases, "first with its successors, then alone");
+        assertEquals(List.of(Resequencer.RELEASE_ALL, 7L), releases,
+                "first with every successor, then only with those below the failed one");
         assertEquals(List.of(Status.STATUS_ROLLEDBACK, Status.STATUS_COMMITTED), server.outcomes);
-        assertEquals(List.of("missing"), applied, "the missing version applied once, alone");
+        assertEquals(List.of("missing"), applied, "the missing version applied once, without the failed one");
         assertEquals(List.of(failingSuccessor.event().eventId() + " IllegalStateException"), failures,
                 "the failure recorded on the successor, which stays waiting");
     }

@@ -392,7 +392,7 @@ public final class ProtocolChecker {
                             }
                             effect(consumer, turn);
                             applied.add(turn.event().eventId().value());
-                        }, true);
+                        }, Resequencer.RELEASE_ALL);
                 if (mutation == Mutation.APPLY_AFTER_GAP && result.receipt() == Inbox.Receipt.WAITING) {
                     update(db, "DELETE FROM inbox_waiting WHERE consumer = ? AND event_id = ?", consumer, id);
                     OffsetDateTime now = Sql.clock(db);

@@ -76,16 +76,17 @@ public class ConsumerGaps {
         }
         String actor = caller.getCallerPrincipal().getName();
         try (Connection connection = database.connect()) {
-            long from;
+            Resequencer.Skip skip;
             try {
-                from = new Resequencer(new InboxStore(connection, database.dialect()), settings.inboxRetention())
+                skip = new Resequencer(new InboxStore(connection, database.dialect()), settings.inboxRetention())
                         .skip(consumer, aggregateType, aggregateId, through, actor, reason);
             } catch (IllegalArgumentException nothingMissing) {
                 throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, nothingMissing.getMessage());
             }
             audit.record(actor, "GAP_SKIPPED", null, null, "consumer " + consumer + " skips " + aggregateType + "/"
-                    + aggregateId + " versions " + from + " to " + through + "; reason: " + reason);
-            return from;
+                    + aggregateId + " versions " + skip.from() + " to " + through + (skip.dropped().isEmpty() ? ""
+                    : ", dropping the waiting events that kept failing: " + skip.dropped()) + "; reason: " + reason);
+            return skip.from();
         } catch (SQLException e) {
             throw new IllegalStateException("cannot skip the gap of " + consumer + " in " + aggregateType + "/"
                     + aggregateId, e);

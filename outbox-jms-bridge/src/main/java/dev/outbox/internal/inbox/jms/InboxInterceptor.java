@@ -17,7 +17,6 @@ import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
-import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -94,11 +93,15 @@ public class InboxInterceptor {
         // in between redelivers a duplicate that the inbox absorbs; nothing is left in doubt between two
         // resource managers. An early strict event is stored by that transaction and acknowledged too (R5.7).
         try {
+            boolean[] proceeded = {false};
             attempt.attempt(consumer, received, turn -> {
-                if (turn == received) {
+                if (turn == received && !proceeded[0]) {
+                    proceeded[0] = true;
                     invocation.proceed();
                 } else {
-                    applyInItsTurn(invocation, turn);
+                    // An event that waited, or this one again after a successor failed in its turn: proceed() is
+                    // spent, so the bean's method is called directly.
+                    applyInItsTurn(invocation, turn == received ? message : null, turn);
                 }
             });
         } catch (Exception e) {
@@ -120,11 +123,12 @@ public class InboxInterceptor {
     /**
      * An event that waited for its turn (R5.7), applied by this MDB's own onMessage in the inbox's transaction: the
      * bean instance is called directly (its interceptors have run already, this one included), with the message
-     * rebuilt as it arrived.
+     * as it arrived, rebuilt in memory ({@link TurnMessage}: no JMS session, so nothing joins the transaction).
      */
-    private static void applyInItsTurn(InvocationContext invocation, Received turn) throws Exception {
-        try (JMSContext context = TurnMessages.context()) {
-            invocation.getMethod().invoke(invocation.getTarget(), TurnMessages.rebuild(context, turn));
+    private static void applyInItsTurn(InvocationContext invocation, Message received, Received turn)
+            throws Exception {
+        try {
+            invocation.getMethod().invoke(invocation.getTarget(), received != null ? received : new TurnMessage(turn));
         } catch (InvocationTargetException e) {
             if (e.getCause() instanceof Exception failure) {
                 throw failure;
