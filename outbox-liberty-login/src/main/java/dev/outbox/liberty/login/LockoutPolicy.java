@@ -6,7 +6,7 @@ import java.util.Properties;
 
 /**
  * How many wrong passwords a user name may send within one lockout period before it is locked, and for how long.
- * Read from the interceptor's {@code <properties>} in outbox.xml, which take them from server.xml variables; a bad
+ * Read from the interceptor's {@code <properties>} in outbox-admin.xml, which take them from server.xml variables; a bad
  * value names its variable.
  *
  * @param maxFailures wrong passwords within one {@code lockout} period that lock the name
