@@ -33,6 +33,7 @@ final class Clients implements AutoCloseable {
     private volatile List<ExampleService> targets;
     private volatile String customer;
     private volatile boolean closed;
+    private volatile boolean paused;
 
     Clients(String customer, ExampleService... targets) {
         this.customer = customer;
@@ -44,6 +45,14 @@ final class Clients implements AutoCloseable {
     private void run() {
         long i = 0;
         while (!closed) {
+            if (paused) {
+                try {
+                    Thread.sleep(PACE_MS);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                continue;
+            }
             List<ExampleService> now = targets;
             String placedFor = customer;
             ExampleService placeOn = now.get((int) (i % now.size()));
@@ -85,6 +94,17 @@ final class Clients implements AutoCloseable {
         // of at most 30 s each.
         await(Duration.ofSeconds(130), "the clients' requests to the old targets answered", rounds::get,
                 n -> n >= now + 2);
+    }
+
+    /** Stops placing orders once the round in progress is answered; {@link #resume} goes on. */
+    void pause() {
+        paused = true;
+        long now = rounds.get();
+        await(Duration.ofSeconds(70), "the clients' round in progress answered", rounds::get, n -> n >= now + 1);
+    }
+
+    void resume() {
+        paused = false;
     }
 
     void awaitOrders(int count) {
