@@ -46,6 +46,7 @@ final class Clients implements AutoCloseable {
         long i = 0;
         while (!closed) {
             if (paused) {
+                rounds.incrementAndGet(); // an idle round: pause() sees that no request is on its way
                 try {
                     Thread.sleep(PACE_MS);
                 } catch (InterruptedException e) {
