@@ -134,7 +134,7 @@ public final class Settings {
     public static final Setting INBOX_BATCH_SIZE = Setting.integer("outbox.inbox.batch-size", KAFKA, 200, 1, 10_000,
             "KafkaInbox: the records of one poll (at most max.poll.records, 200 unless set) are applied in one"
                     + " transaction, this many at most; 1 applies each in its own. A batch that does not commit (a"
-                    + " change throws, an event is held for its earlier versions, a statement, the commit or the"
+                    + " change throws, a waiting event fails in its turn, a statement, the commit or the"
                     + " transaction timeout fails) rolls back whole and its records go again one at a time, so a"
                     + " poison record is parked alone and the others' changes, rolled back, run once more: set 1 for"
                     + " a change with effects outside the transaction. The changes of a batch share one persistence"

@@ -1,0 +1,174 @@
+package dev.outbox.internal.inbox;
+
+import dev.outbox.EventId;
+import dev.outbox.InboxedEvent;
+import dev.outbox.Ordering;
+import dev.outbox.internal.persistence.Dialect;
+import dev.outbox.internal.persistence.FreshH2;
+import dev.outbox.internal.persistence.H2Dialect;
+import dev.outbox.internal.persistence.InboxMarks;
+import dev.outbox.internal.persistence.InboxStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static dev.outbox.Ordering.INDEPENDENT;
+import static dev.outbox.Ordering.STRICT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The inbox's resequencer on a real H2, delivery by delivery, as a consumer's transactions run it (R5.6, R5.7): what
+ * the high-water mark keeps past retention, per consumer, from older marks, and two first deliveries at once.
+ * {@code DialectContract} runs its main cases on all three databases.
+ */
+class ResequencerTest {
+
+    private final Dialect dialect = new H2Dialect();
+    private final OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+    private final List<String> applied = new ArrayList<>();
+    private Connection connection;
+
+    @BeforeEach
+    void schema() throws SQLException {
+        connection = FreshH2.open();
+    }
+
+    @AfterEach
+    void close() throws SQLException {
+        connection.close();
+    }
+
+    private String deliver(Connection on, String consumer, EventId id, long version, Ordering ordering)
+            throws Exception {
+        on.setAutoCommit(false);
+        try {
+            Received received = new Received(new InboxedEvent(id, "OrderAmended", "Order", "o-1", version, 1, ordering,
+                    "{}"), "q@" + version);
+            String receipt = new Resequencer(new InboxStore(on, dialect), Duration.ofDays(30))
+                    .receive(consumer, received, turn -> applied.add(consumer + "@" + turn.event().aggregateVersion()),
+                            Resequencer.RELEASE_ALL).receipt().name();
+            on.commit();
+            return receipt;
+        } finally {
+            on.setAutoCommit(true);
+        }
+    }
+
+    private String deliver(String consumer, EventId id, long version, Ordering ordering) throws Exception {
+        return deliver(connection, consumer, id, version, ordering);
+    }
+
+    private long highWater(String consumer) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT high_water FROM inbox_high_water"
+                + " WHERE consumer = ? AND aggregate_type = 'Order' AND aggregate_id = 'o-1'")) {
+            select.setString(1, consumer);
+            try (ResultSet rs = select.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : -1;
+            }
+        }
+    }
+
+    /** Issue 16 item 4: the high-water row outlives the marks, so an aggregate quiet for months is not a gap. */
+    @Test
+    void theHighWaterMarkOutlivesTheInboxMarks() throws Exception {
+        EventId v1 = EventId.next();
+        assertEquals("FIRST", deliver("c", v1, 1, STRICT));
+        assertEquals("FIRST", deliver("c", EventId.next(), 2, STRICT));
+        try (PreparedStatement expire = connection.prepareStatement("DELETE FROM processed_event")) {
+            expire.executeUpdate(); // retention ran
+        }
+        assertEquals("FIRST", deliver("c", EventId.next(), 3, STRICT), "v3 after the marks expired: no gap");
+        assertEquals("CONFLICT", deliver("c", v1, 1, STRICT),
+                "a replay of v1 after its mark expired is never applied again; which event it is cannot be told");
+        assertEquals("DUPLICATE", deliver("c", v1, 1, STRICT), "and is then parked once, whatever comes again");
+        assertEquals(List.of("c@1", "c@2", "c@3"), applied);
+    }
+
+    /** Issue 16 item 5: waiting events and high-water marks are per consumer: two consumers never share one. */
+    @Test
+    void twoConsumersKeepTheirOwnMarksAndWaitingEvents() throws Exception {
+        EventId v2 = EventId.next();
+        assertEquals("FIRST", deliver("shipping", EventId.next(), 1, STRICT));
+        assertEquals("WAITING", deliver("invoicing", v2, 2, STRICT), "invoicing has not seen v1");
+        assertEquals("FIRST", deliver("shipping", v2, 2, STRICT), "shipping has");
+        assertEquals(List.of("shipping@1", "shipping@2"), applied);
+    }
+
+    /** Marks kept from before the high-water rows existed (schema V4) tell where a consumer stands. */
+    @Test
+    void aConsumerWithOlderMarksStartsItsHighWaterMarkThere() throws Exception {
+        for (long v = 1; v <= 4; v++) {
+            dialect.markProcessed(connection, "c", UUID.randomUUID(), "Order", "o-1", v, now, now.plusDays(30));
+        }
+        assertEquals("FIRST", deliver("c", EventId.next(), 5, STRICT));
+        assertEquals(5, highWater("c"));
+    }
+
+    /**
+     * Found by the protocol checker: an independent v3 applied while v2 is missing is above the high-water mark;
+     * if retention deleted its mark, a duplicate of v3 would be applied again. Such a mark outlives retention.
+     */
+    @Test
+    void inboxCleanupKeepsTheMarksAboveTheHighWaterMark() throws Exception {
+        EventId v3 = EventId.next();
+        assertEquals("FIRST", deliver("c", EventId.next(), 1, STRICT));
+        assertEquals("FIRST", deliver("c", v3, 3, INDEPENDENT));
+        try (PreparedStatement expire = connection.prepareStatement("UPDATE processed_event SET retain_until = ?")) {
+            expire.setObject(1, now.minusDays(1));
+            expire.executeUpdate();
+        }
+        try (PreparedStatement cleanup = connection.prepareStatement(InboxMarks.DELETE_PROCESSED_BATCH)) {
+            cleanup.setObject(1, now);
+            cleanup.setObject(2, now);
+            cleanup.setInt(3, 100);
+            assertEquals(1, cleanup.executeUpdate(), "v1's mark goes, it is at the high-water mark");
+        }
+        assertEquals("DUPLICATE", deliver("c", v3, 3, INDEPENDENT), "v3's mark stayed: its duplicate is absorbed");
+        assertEquals("FIRST", deliver("c", EventId.next(), 2, STRICT));
+        assertEquals(3, highWater("c"));
+    }
+
+    /**
+     * Two first deliveries of one aggregate at once both create the high-water row. On H2 the second insert meets the
+     * first's uncommitted row; it must wait for it and pass after it, not fail the delivery: v2 is then next.
+     */
+    @Test
+    void twoFirstDeliveriesOfOneAggregateAtOncePassOneAfterTheOther() throws Exception {
+        String url = connection.getMetaData().getURL();
+        try (Connection first = java.sql.DriverManager.getConnection(url, "sa", "");
+             Connection second = java.sql.DriverManager.getConnection(url, "sa", "")) {
+            try (java.sql.Statement wait = second.createStatement()) {
+                wait.execute("SET LOCK_TIMEOUT 10000");
+            }
+            first.setAutoCommit(false);
+            EventId v1 = EventId.next();
+            Received one = new Received(new InboxedEvent(v1, "OrderAmended", "Order", "o-1", 1L, 1, STRICT, "{}"), "q");
+            assertEquals("FIRST", new Resequencer(new InboxStore(first, dialect), Duration.ofDays(30))
+                    .receive("c", one, turn -> { }, Resequencer.RELEASE_ALL).receipt().name());
+            CompletableFuture<String> other = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return deliver(second, "c", EventId.next(), 2, STRICT);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(300); // the second delivery waits for the first's row
+            first.commit();
+            assertEquals("FIRST", other.get(10, TimeUnit.SECONDS), "v2 passes once v1's delivery committed");
+        }
+        assertEquals(2, highWater("c"));
+    }
+}
