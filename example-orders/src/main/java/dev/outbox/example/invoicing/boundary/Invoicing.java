@@ -44,7 +44,8 @@ public class Invoicing {
                 entityManager.persist(new Invoice(orderId, body.getJsonNumber("amount").bigDecimalValue(), version));
             }
         } else if (invoice == null) {
-            // R5.7: the inbox holds a gap for its window; after that, a later version arrives without its invoice.
+            // R5.7: the inbox applies versions in order, so this is an order whose OrderPlaced invoicing never applied
+            // (parked on the dead-letter topic, or skipped by an operator): fail, and park this one too.
             throw new IllegalStateException("no invoice for order " + orderId + " at " + event.describe());
         } else if (OrderEvents.ORDER_PAID.equals(event.eventType())) {
             invoice.settle(version);
