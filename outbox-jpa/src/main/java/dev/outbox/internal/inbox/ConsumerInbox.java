@@ -53,11 +53,8 @@ public class ConsumerInbox {
                     + received.event().describe(), e);
         }
         report(consumer, received, result.receipt());
-        for (Received successor : result.released()) {
-            LOG.info(() -> "consumer " + consumer + " applied " + successor.event().describe() + " in its turn,"
-                    + " after " + received.event().eventId() + " (it waited for the versions before it)");
-            receivedEvents.fire(new InboxReceived(consumer, successor.event().eventId(), Inbox.Receipt.FIRST));
-        }
+        reportReleased(consumer, result, ", after " + received.event().eventId()
+                + " (it waited for the versions before it)");
         return result;
     }
 
@@ -76,10 +73,7 @@ public class ConsumerInbox {
         try (Connection connection = database.connect()) {
             Resequencer.Result result = resequencer(connection).releaseReady(consumer, aggregateType, aggregateId,
                     change, releaseBelow);
-            for (Received successor : result.released()) {
-                LOG.info(() -> "consumer " + consumer + " applied " + successor.event().describe() + " in its turn");
-                receivedEvents.fire(new InboxReceived(consumer, successor.event().eventId(), Inbox.Receipt.FIRST));
-            }
+            reportReleased(consumer, result, "");
             return result;
         }
     }
@@ -89,6 +83,14 @@ public class ConsumerInbox {
         try (Connection connection = database.connect()) {
             new InboxStore(connection, database.dialect()).waitingFailed(consumer, successor.event().eventId(),
                     failure.getClass().getName());
+        }
+    }
+
+    /** Each waiting event a release applied: logged by ids (R6.3) and counted as a first delivery (R6.1). */
+    private void reportReleased(String consumer, Resequencer.Result result, String after) {
+        for (Received successor : result.released()) {
+            LOG.info(() -> "consumer " + consumer + " applied " + successor.event().describe() + " in its turn" + after);
+            receivedEvents.fire(new InboxReceived(consumer, successor.event().eventId(), Inbox.Receipt.FIRST));
         }
     }
 

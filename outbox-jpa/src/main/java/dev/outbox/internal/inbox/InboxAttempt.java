@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 
@@ -77,28 +78,12 @@ public class InboxAttempt {
             throws Exception {
         Resequencer.Result result;
         try {
-            try {
-                result = inOneTransaction(() -> receiveIn(consumer, received, change, Resequencer.RELEASE_ALL));
-            } catch (Resequencer.SuccessorFailed failed) {
-                // R5.7: a waiting event that fails in its turn must not block the ones before it: they are applied
-                // again without it, and the failure is recorded on it; it stays waiting, reported, for the sweep.
-                LOG.warning(() -> "consumer " + consumer + ": " + failed.getMessage() + " ("
-                        + failed.getCause().getClass().getName() + "); applying " + received.event().describe()
-                        + " and the versions before the failed one without it");
-                result = inOneTransaction(() -> {
-                    Resequencer.Result alone = receiveIn(consumer, received, change,
-                            failed.successor().event().aggregateVersion());
-                    recordFailure(consumer, failed);
-                    return alone;
-                });
-            }
+            result = releasingAroundFailures(consumer, releaseBelow -> receiveIn(consumer, received, change,
+                    releaseBelow));
         } catch (CheckedFailure failure) {
             throw (Exception) failure.getCause();
         } catch (ChangeError failure) {
             throw (Error) failure.getCause();
-        }
-        if (result.more()) {
-            lastSweep.remove(consumer); // the cap stopped a long release: the next delivery sweeps the rest
         }
         if (result.receipt() == Inbox.Receipt.DUPLICATE) {
             logDuplicate(consumer, received);
@@ -173,27 +158,38 @@ public class InboxAttempt {
     private void release(String consumer, String aggregateType, String aggregateId, Resequencer.Change change) {
         Received none = null; // every event a sweep applies waited: each is checked after its change
         try {
-            Resequencer.Result result;
-            try {
-                result = inOneTransaction(() -> releaseIn(consumer, aggregateType, aggregateId, inTurn(none, change),
-                        Resequencer.RELEASE_ALL));
-            } catch (Resequencer.SuccessorFailed failed) {
-                LOG.warning(() -> "consumer " + consumer + ": " + failed.getMessage() + " ("
-                        + failed.getCause().getClass().getName() + "); it stays waiting");
-                result = inOneTransaction(() -> {
-                    Resequencer.Result before = releaseIn(consumer, aggregateType, aggregateId, inTurn(none, change),
-                            failed.successor().event().aggregateVersion());
-                    recordFailure(consumer, failed);
-                    return before;
-                });
-            }
-            if (result.more()) {
-                lastSweep.remove(consumer);
-            }
+            releasingAroundFailures(consumer, releaseBelow -> releaseIn(consumer, aggregateType, aggregateId,
+                    inTurn(none, change), releaseBelow));
         } catch (RuntimeException notNow) {
             LOG.warning(() -> "consumer " + consumer + ": the release of " + aggregateType + "/" + aggregateId
                     + " failed (" + notNow.getClass().getName() + "); the sweep tries again");
         }
+    }
+
+    /**
+     * R5.7: a release (a delivery's or a sweep's) in one transaction. When a waiting event fails in its turn, the
+     * release runs again in a new transaction without it, applying only the versions below it, and the failure is
+     * recorded on it: it stays waiting, reported, for the sweep, and never blocks the versions before it. A cap that
+     * stopped the release makes the next sweep due at once.
+     */
+    private Resequencer.Result releasingAroundFailures(String consumer, LongFunction<Resequencer.Result> releasingBelow) {
+        Resequencer.Result result;
+        try {
+            result = inOneTransaction(() -> releasingBelow.apply(Resequencer.RELEASE_ALL));
+        } catch (Resequencer.SuccessorFailed failed) {
+            LOG.warning(() -> "consumer " + consumer + ": " + failed.getMessage() + " ("
+                    + failed.getCause().getClass().getName() + "); the versions before it go on without it, which"
+                    + " stays waiting");
+            result = inOneTransaction(() -> {
+                Resequencer.Result before = releasingBelow.apply(failed.successor().event().aggregateVersion());
+                recordFailure(consumer, failed);
+                return before;
+            });
+        }
+        if (result.more()) {
+            lastSweep.remove(consumer); // the cap stopped a long release: the next delivery sweeps the rest
+        }
+        return result;
     }
 
     private Resequencer.Result releaseIn(String consumer, String aggregateType, String aggregateId,

@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -52,9 +51,11 @@ public final class InboxStore {
             + " AND aggregate_type = ? AND aggregate_id = ? FOR UPDATE";
     static final String HIGH_WATER_SET = "UPDATE inbox_high_water SET high_water = ? WHERE consumer = ?"
             + " AND aggregate_type = ? AND aggregate_id = ?";
+    /** Where a consumer stands from marks kept from before its high-water row existed (schema V4 and earlier). */
+    static final String LAST_MARKED = "SELECT MAX(aggregate_version) AS last_version FROM processed_event"
+            + " WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?";
     static final String MARKED_AT = "SELECT event_id FROM processed_event WHERE consumer = ? AND aggregate_type = ?"
             + " AND aggregate_id = ? AND aggregate_version = ?";
-    static final String IS_MARKED = "SELECT 1 FROM processed_event WHERE consumer = ? AND event_id = ?";
     public static final int WAITING_PAGE = 50;
     static final String WAITING_FROM = "SELECT event_id, aggregate_version, event_type, schema_version, ordering,"
             + " payload, properties, trace_parent, trace_state, broker_id, failures FROM inbox_waiting"
@@ -102,10 +103,6 @@ public final class InboxStore {
                 event.aggregateId(), event.aggregateVersion(), now, retainUntil);
     }
 
-    public boolean isMarked(String consumer, EventId eventId) throws SQLException {
-        return exists(IS_MARKED, consumer, eventId.value());
-    }
-
     public void countDuplicate(String consumer, EventId eventId) throws SQLException {
         update(InboxMarks.INBOX_COUNT_DUPLICATE, consumer, eventId.value());
     }
@@ -121,8 +118,7 @@ public final class InboxStore {
             return locked;
         }
         long lastMarked;
-        try (PreparedStatement select = connection.prepareStatement("SELECT MAX(aggregate_version) AS last_version"
-                + " FROM processed_event WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?")) {
+        try (PreparedStatement select = connection.prepareStatement(LAST_MARKED)) {
             bind(select, consumer, aggregateType, aggregateId);
             try (ResultSet rs = select.executeQuery()) {
                 rs.next();
@@ -387,16 +383,5 @@ public final class InboxStore {
             }
         }
         return conflicts;
-    }
-
-    /** For tests and the admin listing: where the consumer's waiting events are, if any. */
-    public Optional<Long> highWater(String consumer, String aggregateType, String aggregateId) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement("SELECT high_water FROM inbox_high_water"
-                + " WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ?")) {
-            bind(select, consumer, aggregateType, aggregateId);
-            try (ResultSet rs = select.executeQuery()) {
-                return rs.next() ? Optional.of(rs.getLong("high_water")) : Optional.empty();
-            }
-        }
     }
 }
