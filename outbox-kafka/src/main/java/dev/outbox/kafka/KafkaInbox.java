@@ -197,7 +197,7 @@ public class KafkaInbox {
             while (running) {
                 ConsumerRecords<String, String> records = kafka.poll(Duration.ofMillis(500));
                 if (records.isEmpty()) {
-                    offsets.commitDone(); // a commit refused before goes again while the topic is quiet
+                    offsets.quiet(); // a commit refused or unanswered before goes again while the topic is quiet
                     // R5.7: events an operator's skip released go on while the topic is quiet too
                     attempt.releaseDue(consumer, turn -> change.accept(turn.event()));
                     continue;

@@ -6,12 +6,16 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.WakeupException;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -21,7 +25,9 @@ import java.util.logging.Logger;
  * poll waited for the group coordinator (about 10 ms a poll on the test broker, half of a small poll's whole cycle
  * in the B3 benchmark). An offset leaves this map once the broker acknowledged it (unless a later one replaced it
  * meanwhile); one whose commit failed stays and goes again after the next poll, records or not, so a quiet topic
- * does not keep a failed commit behind (its lag would name the consumer stalled, R6.1). Partitions that go to
+ * does not keep a failed commit behind (its lag would name the consumer stalled, R6.1); and a quiet consumer now and
+ * then brings the group's committed offsets up to its position, for a commit that was never answered ({@link #quiet}).
+ * Partitions that go to
  * another member, on a rebalance or as the consumer closes, are committed synchronously first and forgotten.
  * Callbacks and listener calls all run on the consumer's own thread, inside poll, commit or close.
  */
@@ -30,16 +36,28 @@ final class PollOffsets implements ConsumerRebalanceListener {
     private static final Logger LOG = Logger.getLogger(PollOffsets.class.getName());
 
     private static final Duration HANDOVER_COMMIT = Duration.ofSeconds(5);
+    /** How often a quiet consumer checks that the group's committed offsets reached its position. */
+    static final long CATCH_UP_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final Duration CATCH_UP_READ = Duration.ofSeconds(2);
 
     private final String consumer;
     private final Consumer<String, String> kafka;
     private final Map<TopicPartition, OffsetAndMetadata> unacknowledged = new HashMap<>();
+    private final LongSupplier clock;
     private boolean unsent;
     private boolean failing;
+    private long lastSent;
+    private long lastCatchUp;
 
     PollOffsets(String consumer, Consumer<String, String> kafka) {
+        this(consumer, kafka, System::nanoTime);
+    }
+
+    PollOffsets(String consumer, Consumer<String, String> kafka, LongSupplier clock) {
         this.consumer = consumer;
         this.kafka = kafka;
+        this.clock = clock;
+        this.lastCatchUp = clock.getAsLong();
     }
 
     /** Called only once the record is done with: its inbox transaction committed, or it was parked. */
@@ -56,6 +74,7 @@ final class PollOffsets implements ConsumerRebalanceListener {
         }
         Map<TopicPartition, OffsetAndMetadata> sent = Map.copyOf(unacknowledged);
         unsent = false;
+        lastSent = clock.getAsLong();
         kafka.commitAsync(sent, (offsets, failure) -> {
             if (failure == null) {
                 sent.forEach(unacknowledged::remove); // only where no later offset replaced it meanwhile
@@ -70,6 +89,50 @@ final class PollOffsets implements ConsumerRebalanceListener {
                 }
             }
         });
+    }
+
+    /**
+     * After a poll that returned nothing: sends what is done, and every {@link #CATCH_UP_NANOS} makes sure the group's
+     * committed offsets reached this consumer's position on each partition it owns, whatever became of its commits.
+     * On a quiet poll every record polled before is done with (the loop handles a poll's records before it polls
+     * again, and a failure closes the consumer), so the position is a done offset (R5.5). Seen after a broker
+     * failover (KafkaClusterIT): every record applied, the loop polling, an asynchronous commit that was never
+     * answered or never stored, and the group's offsets behind for good: liveness named the consumer stalled (R6.1).
+     */
+    void quiet() {
+        commitDone();
+        long now = clock.getAsLong();
+        if (now - lastCatchUp < CATCH_UP_NANOS) {
+            return;
+        }
+        lastCatchUp = now;
+        Set<TopicPartition> owned = kafka.assignment();
+        if (owned.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, OffsetAndMetadata> behind = new HashMap<>();
+        try {
+            Map<TopicPartition, OffsetAndMetadata> committed = kafka.committed(owned, CATCH_UP_READ);
+            for (TopicPartition partition : owned) {
+                long position = kafka.position(partition, CATCH_UP_READ);
+                OffsetAndMetadata stored = committed.get(partition);
+                if (stored == null ? position > 0 : stored.offset() < position) {
+                    behind.put(partition, new OffsetAndMetadata(position));
+                }
+            }
+        } catch (RetriableException notNow) { // a timeout included
+            return; // the coordinator cannot say now: the next check asks again
+        }
+        if (behind.isEmpty()) {
+            return;
+        }
+        String unanswered = unacknowledged.isEmpty() ? "every commit answered"
+                : "a commit sent " + TimeUnit.NANOSECONDS.toSeconds(now - lastSent) + " s ago and unanswered";
+        LOG.warning(() -> "consumer " + consumer + ": the group's committed offsets stayed behind the records done with"
+                + " on a quiet topic (" + unanswered + "); committing the consumer's position " + behind);
+        unacknowledged.putAll(behind);
+        unsent = true;
+        commitDone();
     }
 
     /**

@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * R5.5 for {@link KafkaInbox}'s offsets: committed only past records it was told are done, a refused commit sent
- * again even when no record follows, never again for a partition that went to another member. Kafka's MockConsumer
+ * again even when no record follows, a quiet consumer's offsets brought up to its position whatever became of its
+ * commits, never again for a partition that went to another member. Kafka's MockConsumer
  * records what is committed; the commits themselves meet a real broker in KafkaIT and KafkaClusterIT.
  */
 class PollOffsetsTest {
@@ -32,10 +33,12 @@ class PollOffsetsTest {
     private static final TopicPartition P1 = new TopicPartition("orders", 1);
 
     private final Broker kafka = new Broker();
-    private final PollOffsets offsets = new PollOffsets("invoicing", kafka);
+    private long now = 1_000_000_000L;
+    private final PollOffsets offsets = new PollOffsets("invoicing", kafka, () -> now);
 
     PollOffsetsTest() {
         kafka.assign(List.of(P0, P1)); // MockConsumer reports a committed offset only for assigned partitions
+        kafka.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
     }
 
     @Test
@@ -137,6 +140,58 @@ class PollOffsetsTest {
                 "the wake-up is spent by the first try; the handover commit goes once more");
     }
 
+    @Test
+    void aCommitWhoseAnswerNeverCameIsSentAgainOnceTheTopicIsQuiet() {
+        // Seen after a broker failover (KafkaClusterIT): every record applied, the poll loop polling a quiet topic,
+        // and the group's committed offsets left behind for good, so liveness named the consumer stalled (R6.1).
+        kafka.loseAnswers = true;
+        polledAndDone(record(P0, 9));
+        offsets.commitDone();
+        kafka.loseAnswers = false;
+        assertEquals(Map.of(), committed(), "the commit was lost on its way");
+
+        offsets.quiet();
+        assertEquals(Map.of(), committed(), "a quiet poll right after the commit leaves it time to be answered");
+        now += PollOffsets.CATCH_UP_NANOS;
+        offsets.quiet();
+
+        assertEquals(Map.of(P0, new OffsetAndMetadata(10)), committed(),
+                "a quiet consumer's committed offsets reach its position: every record polled before is done with");
+    }
+
+    @Test
+    void anAcknowledgedCommitTheGroupDoesNotShowIsSentAgainOnceTheTopicIsQuiet() {
+        kafka.acknowledgeWithoutStoring = true;
+        polledAndDone(record(P1, 4));
+        offsets.commitDone();
+        kafka.acknowledgeWithoutStoring = false;
+
+        now += PollOffsets.CATCH_UP_NANOS;
+        offsets.quiet();
+
+        assertEquals(Map.of(P1, new OffsetAndMetadata(5)), committed(),
+                "what the group's offsets show is what counts, not the commit's answer");
+    }
+
+    @Test
+    void aQuietConsumerWhoseOffsetsAreCommittedSendsNothingMore() {
+        polledAndDone(record(P0, 3));
+        offsets.commitDone();
+        int sent = kafka.asyncCommits;
+
+        now += PollOffsets.CATCH_UP_NANOS;
+        offsets.quiet();
+
+        assertEquals(sent, kafka.asyncCommits, "committed offsets at the position: nothing to send again");
+    }
+
+    /** As the poll loop does: the record came from a poll (the position moves past it), then it was done with. */
+    private void polledAndDone(ConsumerRecord<String, String> record) {
+        TopicPartition partition = new TopicPartition(record.topic(), record.partition());
+        kafka.seek(partition, record.offset() + 1);
+        offsets.done(record);
+    }
+
     /** Records done after a poll whose commit the coordinator refused; it takes commits again afterwards. */
     @SafeVarargs
     private void doneWithTheirCommitRefused(ConsumerRecord<String, String>... records) {
@@ -166,6 +221,8 @@ class PollOffsetsTest {
         boolean refuse;
         boolean holdAcknowledgements;
         boolean wakeUpOnNextCommitSync;
+        boolean loseAnswers;
+        boolean acknowledgeWithoutStoring;
         int asyncCommits;
         private final List<Runnable> held = new ArrayList<>();
 
@@ -192,7 +249,11 @@ class PollOffsetsTest {
         public synchronized void commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets,
                                              OffsetCommitCallback callback) {
             asyncCommits++;
-            if (holdAcknowledgements) {
+            if (loseAnswers) {
+                return; // neither stored nor answered
+            } else if (acknowledgeWithoutStoring) {
+                callback.onComplete(offsets, null);
+            } else if (holdAcknowledgements) {
                 held.add(() -> super.commitAsync(offsets, callback));
             } else if (refuse) {
                 callback.onComplete(offsets, new RetriableCommitFailedException("the coordinator moved"));
