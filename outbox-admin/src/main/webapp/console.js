@@ -87,6 +87,7 @@ function show(view) {
   if (view === 'parked') loadParked();
   if (view === 'audit') loadAudit();
   if (view === 'replay') loadWaiting();
+  if (view === 'gaps') loadGaps();
 }
 
 // Backlog: per event type, against the age readiness allows; the chart is the oldest age of all types.
@@ -255,6 +256,48 @@ async function resumeGroup(errorClass, eventType, reason) {
   loadParked();
 }
 
+// Consumers' gaps (R5.7) and forks (R7.7). A skip asks for its reason and says what it costs before it goes.
+async function loadGaps() {
+  const current = ticket('gaps');
+  const reply = await api('GET', 'gaps?limit=1000');
+  if (!current()) return;
+  const rows = document.getElementById('gap-rows');
+  const conflicts = document.getElementById('conflict-rows');
+  rows.replaceChildren();
+  conflicts.replaceChildren();
+  if (!reply.ok) { say('gaps: ' + (reply.json.error || reply.status)); return; }
+  reply.json.gaps.forEach(g => {
+    const action = el('td');
+    const missing = g.missingFrom > g.missingTo ? 'none (' + g.failures + ' failures in its turn)'
+        : g.missingFrom === g.missingTo ? String(g.missingFrom) : g.missingFrom + ' to ' + g.missingTo;
+    if (can('outbox-operator') && g.missingFrom <= g.missingTo) {
+      const skip = el('button', 'Skip ' + missing, { type: 'button', 'data-skip': g.consumer + ' ' + g.aggregateId });
+      skip.addEventListener('click', () => skipGap(g));
+      action.appendChild(skip);
+    }
+    rows.appendChild(row([g.consumer, g.aggregateType + ' ' + g.aggregateId, g.appliedThrough, missing,
+      g.waitingEvents + ' from version ' + g.firstWaiting, g.waitingSince, g.failures, action]));
+  });
+  if (reply.json.gaps.length === 0) rows.appendChild(row(['no consumer waits', '', '', '', '', '', '', '']));
+  reply.json.conflicts.forEach(c => conflicts.appendChild(row([c.consumer, el('td', c.eventId, { class: 'event-id' }),
+    c.aggregateType + ' ' + c.aggregateId, c.aggregateVersion, c.eventType,
+    c.appliedEventId || 'unknown (past the marks\' retention)'])));
+  if (reply.json.conflicts.length === 0) conflicts.appendChild(row(['no forks', '', '', '', '', '']));
+  document.getElementById('gaps-read').textContent = 'read ' + new Date().toLocaleTimeString();
+}
+
+async function skipGap(g) {
+  const reason = window.prompt('Consumer ' + g.consumer + ' stops waiting for versions ' + g.missingFrom + ' to '
+      + g.missingTo + ' of ' + g.aggregateType + ' ' + g.aggregateId + ' and applies what waited after them.'
+      + ' Those versions will never be applied, even if they come later. Why?');
+  if (!reason) return;
+  const reply = await api('POST', 'gaps/skip', { consumer: g.consumer, aggregateType: g.aggregateType,
+    aggregateId: g.aggregateId, throughVersion: g.missingTo, reason });
+  say(reply.ok ? 'skipped versions ' + reply.json.skippedFrom + ' to ' + reply.json.skippedThrough + ' of '
+      + g.aggregateId + ' at ' + g.consumer : 'skip: ' + (reply.json.error || reply.status));
+  loadGaps();
+}
+
 function replaySelection() {
   const ids = document.getElementById('replay-ids').value.split(/\s+/).filter(s => s);
   if (ids.length > 0) return { eventIds: ids };
@@ -390,6 +433,7 @@ document.addEventListener('DOMContentLoaded', async () => {
   document.getElementById('request-reject').addEventListener('click', () => decideRequest(requestId(), 'reject'));
   document.getElementById('audit-load').addEventListener('click', loadAudit);
   document.getElementById('waiting-load').addEventListener('click', loadWaiting);
+  document.getElementById('gaps-load').addEventListener('click', loadGaps);
   await identify();
   await loadBacklog();
   refresh = setInterval(loadBacklog, REFRESH_MS);

@@ -23,6 +23,13 @@ public final class OutboxHeaders {
      */
     public static final String TRACEPARENT = TraceContext.TRACEPARENT;
     public static final String TRACESTATE = TraceContext.TRACESTATE;
+    /**
+     * JMS only: marks a message without an event that asks the named MDB consumer to apply the waiting events whose
+     * turn came while it received nothing (R5.7, after an operator's skip or a recorded failure). The inbox
+     * acknowledges it without calling the bean; an MDB with a message selector lets it through with
+     * {@code ... OR outboxRelease IS NOT NULL}.
+     */
+    public static final String RELEASE = "outboxRelease";
 
     private OutboxHeaders() {
     }

@@ -4,6 +4,8 @@ import dev.outbox.InboxedEvent;
 import dev.outbox.internal.inbox.kafka.DeadLetters;
 import dev.outbox.internal.config.Setting;
 import dev.outbox.internal.config.InvalidSettingException;
+import dev.outbox.internal.inbox.InboxAttempt;
+import dev.outbox.internal.inbox.ReleaseSweep;
 import dev.outbox.internal.inbox.kafka.InboxDelivery;
 import dev.outbox.internal.inbox.kafka.KafkaLag;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
@@ -61,6 +63,12 @@ public class ReactiveInbox {
     @Inject
     KafkaLag lag;
 
+    @Inject
+    InboxAttempt attempt;
+
+    @Inject
+    ReleaseSweep sweep;
+
     /**
      * Watches {@code consumer}, which reads {@code channel}, for stalls (R6.1): liveness goes DOWN naming
      * it when its consumer group has records waiting for {@code outbox.health.consumer-stall} and it finished none.
@@ -101,6 +109,8 @@ public class ReactiveInbox {
      * the acknowledgement of {@code message} once that has committed (or the message was parked).
      */
     public CompletionStage<Void> process(String consumer, Message<String> message, Consumer<InboxedEvent> change) {
+        // R5.7: the waiting events whose turn came go on between messages too (a skip, a recorded failure)
+        sweep.keep(consumer, () -> attempt.releaseDue(consumer, turn -> change.accept(turn.event())));
         Source source = Source.of(message);
         Optional<RecordHeaders> headers = Optional.ofNullable(source.headers())
                 .map(found -> new RecordHeaders(found, source.position()));

@@ -265,6 +265,48 @@ public abstract class ConsoleFlows {
         return 0;
     }
 
+    /**
+     * Issue 41 (R5.7): a consumer waiting for a missing version is listed with the versions it misses; the operator
+     * skips them from the page, which asks for the reason and says what a skip costs, and the version that waited is
+     * applied; the skip is in the audit trail.
+     */
+    @Test
+    void anOperatorSeesAConsumersGapAndSkipsItFromTheConsole() throws IOException {
+        Reply placed = service.placeOrder("console-gap-" + UUID.randomUUID(), new java.math.BigDecimal("5"));
+        assertEquals(201, placed.status(), placed.toString());
+        String order = placed.orderId();
+        await(SOON, "OrderPlaced processed by shipping", () -> db.count("processed_event",
+                "consumer = 'shipping' AND aggregate_id = '" + order + "'"), n -> n == 1);
+        java.time.OffsetDateTime now = java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC);
+        db.using(dev.outbox.internal.persistence.RecordedRow.pending("Order", order, 3, "OrderAmended")
+                .recordedAt(now).dueAt(now)::insert);
+        await(SOON, "version 3 waiting at shipping for version 2", () -> db.count("inbox_waiting",
+                "consumer = 'shipping' AND aggregate_id = '" + order + "'"), n -> n == 1);
+
+        open("operator", "operator-password");
+        waitForText(By.id("who"), "operator");
+        click(By.cssSelector("nav button[data-view=gaps]"));
+        waitForText(By.id("gap-rows"), order);
+        shot("13-consumer-gap");
+        click(By.cssSelector("button[data-skip='shipping " + order + "']"));
+        Alert why = new WebDriverWait(browser, SOON).until(ExpectedConditions.alertIsPresent());
+        assertTrue(why.getText().contains("versions 2 to 2") && why.getText().contains("never be applied"),
+                "the page says what the skip costs: " + why.getText());
+        why.sendKeys("version 2 was lost with the old broker");
+        why.accept();
+        waitForText(By.id("message"), "skipped versions 2 to 2 of " + order + " at shipping");
+        await(SOON, "version 3 applied after the skip", () -> db.count("processed_event",
+                "consumer = 'shipping' AND aggregate_id = '" + order + "' AND aggregate_version = 3"), n -> n == 1);
+        click(By.id("gaps-load"));
+        new WebDriverWait(browser, SOON).withMessage("the gap is no longer listed")
+                .ignoring(StaleElementReferenceException.class)
+                .until(d -> !d.findElement(By.id("gap-rows")).getText().contains(order));
+        shot("14-consumer-gap-skipped");
+        click(By.cssSelector("nav button[data-view=audit]"));
+        click(By.id("audit-load"));
+        waitForText(By.id("audit-rows"), "lost with the old broker");
+    }
+
     @Test
     void anApproversPageOffersNoRepair() throws IOException {
         String id = parkOne().eventId().toString();

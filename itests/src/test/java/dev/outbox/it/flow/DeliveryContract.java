@@ -7,6 +7,7 @@ import dev.outbox.it.support.OutboxDatabase.StoredEvent;
 import dev.outbox.it.support.TracedOrders;
 import dev.outbox.it.support.TracedOrders.TracedOrder;
 import dev.outbox.internal.persistence.RecordedRow;
+import jakarta.json.Json;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
@@ -86,6 +87,28 @@ public abstract class DeliveryContract {
         assertEquals(0, waiting(orderId, 4), "nothing left waiting");
         assertTrue(serverLog().contains("applied " + v4 + " OrderAmended of Order/" + orderId
                 + " at version 4 in its turn, after " + v3), "version 4 applied after version 3, in its turn");
+    }
+
+    /**
+     * Issue 41 (R5.7): an MDB runs only when a message comes, yet the version that waited goes on as soon as an
+     * operator skips the missing one, with no further message for the consumer (the inbox sends it a nudge of its
+     * own); before, it waited for the consumer's next message, however long that took.
+     */
+    @Test
+    void anOperatorsSkipReleasesTheWaitingVersionAtAnIdleMdb() {
+        String orderId = placeAndPay("idle-" + UUID.randomUUID());
+        awaitDelivered(orderId, 2);
+        await(SOON, "shipped", () -> shipmentsOf(orderId), n -> n == 1);
+        insertEvent(orderId, 4, "OrderAmended");
+        await(SOON, "version 4 stored to wait for version 3", () -> waiting(orderId, 4), n -> n == 1);
+
+        Reply skipped = service.admin("operator", "operator-password", "POST", "gaps/skip", Json.createObjectBuilder()
+                .add("consumer", "shipping").add("aggregateType", "Order").add("aggregateId", orderId)
+                .add("throughVersion", 3).add("reason", "version 3 was never recorded").build().toString());
+        assertEquals(200, skipped.status(), skipped.toString());
+
+        await(SOON, "version 4 applied with no further message to shipping", () -> processed(orderId, 4), n -> n == 1);
+        assertEquals(0, waiting(orderId, 4), "nothing left waiting");
     }
 
     /**

@@ -304,6 +304,37 @@ class KafkaIT {
         assertEquals(0, db.count("inbox_waiting", "aggregate_id = '" + order + "'"), "nothing left waiting");
     }
 
+    /**
+     * Issue 41 (R5.7): v1, then v3; v2 was never recorded. An operator skips v2 at each consumer (audited) and v3 is
+     * applied with no further record: by the poll loop's sweep on quiet polls (invoicing) and by the sweep that runs
+     * for a Reactive Messaging method between messages (loyalty), which otherwise runs only when a message comes.
+     */
+    @Test
+    @Order(3)
+    void anOperatorsSkipReleasesTheWaitingVersionAtBothIdleKafkaConsumers() throws Exception {
+        String order = UUID.randomUUID().toString();
+        try (org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
+                     ReactiveInboxParking.producer(broker.bootstrapServers())) {
+            producer.send(strictRecord(order, 1, "OrderPlaced", "{\"orderId\":\"" + order + "\",\"customerId\":\""
+                    + "skip-" + order + "\",\"amount\":7}")).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            producer.send(strictRecord(order, 3, "OrderAmended", "{\"orderId\":\"" + order + "\",\"note\":\"n\"}"))
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        await(SOON, "v3 stored to wait at both consumers",
+                () -> db.count("inbox_waiting", "aggregate_id = '" + order + "' AND aggregate_version = 3"), n -> n == 2);
+
+        for (String consumer : List.of("invoicing", "loyalty")) {
+            ExampleService.Reply skipped = service.admin("operator", "operator-password", "POST", "gaps/skip",
+                    jakarta.json.Json.createObjectBuilder().add("consumer", consumer).add("aggregateType", "Order")
+                            .add("aggregateId", order).add("throughVersion", 2).add("reason", "v2 never recorded")
+                            .build().toString());
+            assertEquals(200, skipped.status(), consumer + ": " + skipped);
+        }
+        await(SOON, "v3 applied at both consumers with no further record", () -> db.count("processed_event",
+                "aggregate_id = '" + order + "' AND aggregate_version = 3"), n -> n == 2);
+        assertEquals(0, db.count("inbox_waiting", "aggregate_id = '" + order + "'"), "nothing left waiting");
+    }
+
     private static List<Long> numbers(List<Object> row) {
         return row.stream().map(value -> ((Number) value).longValue()).toList();
     }

@@ -1,5 +1,6 @@
 package dev.outbox.it.ops;
 
+import dev.outbox.internal.persistence.RecordedRow;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.OutboxDatabase;
@@ -482,6 +483,101 @@ class AdminIT {
             return time.toInstant();
         }
         return OffsetDateTime.parse(value.toString().replace(' ', 'T')).toInstant();
+    }
+
+    /**
+     * Issue 41 (R5.7): a consumer's gap is listed with its missing versions; an operator's skip, with a reason and
+     * audited, lets the version that waited go on without any further message reaching the consumer; the skipped
+     * version arriving later is recorded as skipped, never applied.
+     */
+    @Test
+    void aConsumersGapIsListedAndAnOperatorsAuditedSkipReleasesTheVersionThatWaited() {
+        String order = placeAndPay("gap-skip-" + UUID.randomUUID());
+        UUID v4 = insertEvent(order, 4, "OrderAmended");
+        await(SOON, "version 4 waiting at shipping for version 3", () -> waiting(order, 4), n -> n == 1);
+
+        JsonObject gap = await(SOON, "the gap listed", () -> gapOf(order), g -> g != null);
+        assertEquals("shipping", gap.getString("consumer"));
+        assertEquals(3, gap.getInt("missingFrom"), "missing from: " + gap);
+        assertEquals(3, gap.getInt("missingTo"), "missing to: " + gap);
+        assertEquals(4, gap.getInt("firstWaiting"), gap.toString());
+        JsonObject skip = Json.createObjectBuilder().add("consumer", "shipping").add("aggregateType", "Order")
+                .add("aggregateId", order).add("throughVersion", 3).add("reason", "version 3 was never recorded")
+                .build();
+        assertEquals(403, as(APPROVER, "POST", "gaps/skip", skip).status(), "an approver does not skip gaps");
+        Reply noReason = as(OPERATOR, "POST", "gaps/skip", Json.createObjectBuilder(skip).remove("reason").build());
+        assertEquals(400, noReason.status(), "a skip without a reason is refused: " + noReason);
+        Reply tooFar = as(OPERATOR, "POST", "gaps/skip", Json.createObjectBuilder(skip).add("throughVersion", 4).build());
+        assertEquals(409, tooFar.status(), "a version that is here to be applied is not skipped: " + tooFar);
+        assertEquals(0, processed(order, 4), "the refused skips released nothing");
+
+        Reply skipped = as(OPERATOR, "POST", "gaps/skip", skip);
+        assertEquals(200, skipped.status(), skipped.toString());
+        assertEquals(3, skipped.body().getInt("skippedFrom"));
+        await(SOON, "version 4 applied after the skip, with no further message to shipping",
+                () -> processed(order, 4), n -> n == 1);
+        assertEquals(null, gapOf(order), "the gap is no longer listed");
+        assertTrue(as(APPROVER, "GET", "audit?actor=" + OPERATOR, null).body().getJsonArray("entries").stream()
+                .map(e -> e.asJsonObject()).anyMatch(e -> e.getString("action").equals("GAP_SKIPPED")
+                        && e.getString("detail").contains(order) && e.getString("detail").contains("never recorded")),
+                "the skip is in the audit trail with its reason");
+
+        UUID v3 = insertEvent(order, 3, "OrderAmended");
+        await(SOON, "the skipped version 3 recorded as processed when it arrives late", () -> processed(order, 3),
+                n -> n == 1);
+        assertTrue(ServerLog.text().contains("skipped: " + v3),
+                "reported as skipped, by event id, not applied");
+        assertEquals(1, db.count("processed_event", "event_id = '" + v4 + "'"), "version 4 applied once");
+    }
+
+    /**
+     * Issue 41 (R5.7, R9.3): a version that reached the broker but never the consumer (lost to the dead-letter queue,
+     * say) is brought back by a replay by id from the outbox; it closes the consumer's gap: applied, then the version
+     * that waited for it.
+     */
+    @Test
+    void aReplayByIdOfTheVersionAConsumerNeverGotClosesItsGap() {
+        forgetEarlierReplaysOf(OPERATOR);
+        String order = placeAndPay("gap-replay-" + UUID.randomUUID());
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        UUID v3 = db.using(RecordedRow.pending("Order", order, 3, "OrderAmended").recordedAt(now).delivered(now)
+                ::insert);
+        insertEvent(order, 4, "OrderAmended");
+        await(SOON, "version 4 waiting at shipping for version 3", () -> waiting(order, 4), n -> n == 1);
+
+        Reply run = as(OPERATOR, "POST", "replays", Json.createObjectBuilder()
+                .add("eventIds", Json.createArrayBuilder().add(v3.toString())).add("dryRun", false)
+                .add("reason", "shipping never got version 3").build());
+        assertEquals(201, run.status(), run.toString());
+
+        await(SOON, "version 3 applied, then version 4", () -> processed(order, 3) + processed(order, 4), n -> n == 2);
+        assertEquals(0, waiting(order, 4), "nothing left waiting");
+        assertEquals(null, gapOf(order), "no gap listed");
+    }
+
+    /** The gap listed for the order at the shipping consumer, or null. */
+    private JsonObject gapOf(String order) {
+        Reply gaps = as(OPERATOR, "GET", "gaps", null);
+        assertEquals(200, gaps.status(), gaps.toString());
+        return gaps.body().getJsonArray("gaps").stream().map(g -> g.asJsonObject())
+                .filter(g -> g.getString("aggregateId").equals(order) && g.getString("consumer").equals("shipping"))
+                .findFirst().orElse(null);
+    }
+
+    /** A row straight into the outbox, as a command would record it, due now. */
+    private UUID insertEvent(String orderId, long version, String eventType) {
+        OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+        return db.using(RecordedRow.pending("Order", orderId, version, eventType).recordedAt(now).dueAt(now)::insert);
+    }
+
+    private long processed(String orderId, long version) {
+        return db.count("processed_event", "consumer = 'shipping' AND aggregate_id = '" + orderId
+                + "' AND aggregate_version = " + version);
+    }
+
+    private long waiting(String orderId, long version) {
+        return db.count("inbox_waiting", "consumer = 'shipping' AND aggregate_id = '" + orderId
+                + "' AND aggregate_version = " + version);
     }
 
     private String placeAndPay(String customer) {

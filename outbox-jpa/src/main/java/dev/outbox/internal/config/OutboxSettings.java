@@ -2,6 +2,7 @@ package dev.outbox.internal.config;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -10,7 +11,7 @@ import java.util.function.Function;
  */
 public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String dataSource, String dialect,
                              Duration inboxRetention, Duration inboxGapWindow, int brokerMaxDeliveries,
-                             String transactionRegistry) {
+                             String transactionRegistry, Set<String> advisoryOrder) {
 
 
     public static OutboxSettings read(Function<String, Optional<String>> source) {
@@ -23,6 +24,7 @@ public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String d
                 Settings.DIALECT.choice(source),
                 Duration.ofDays(Settings.INBOX_RETENTION_DAYS.integer(source)),
                 gapWindow, deliveries,
-                Settings.TRANSACTION_REGISTRY.text(source));
+                Settings.TRANSACTION_REGISTRY.text(source),
+                Set.copyOf(Settings.INBOX_ADVISORY_ORDER.list(source)));
     }
 }

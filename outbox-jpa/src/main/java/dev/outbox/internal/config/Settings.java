@@ -152,6 +152,13 @@ public final class Settings {
                     + "consumer's database, its message acknowledged) before the gap is reported: a SEVERE log line, "
                     + "the consumer's gap metric and alert, the console's waiting list (R5.7). The event keeps waiting "
                     + "after it: only the missing version, by any route, or an operator's audited skip ends a gap.");
+    public static final Setting INBOX_ADVISORY_ORDER = Setting.list("outbox.inbox.advisory-order", INBOX,
+            "Strict event types whose order is only advisory at this server's consumers (off for every type by "
+                    + "default): a gap before such an event is skipped by the consumer itself once it is older than "
+                    + "outbox.inbox.gap-window-ms, recorded as skipped by 'outbox' with the reason, and the event and "
+                    + "those after it are applied. What it costs: the missing version, if it comes later, is recorded "
+                    + "as skipped and never applied, so its effect is lost (R5.7); use it only where a later version "
+                    + "makes an earlier one's effect redundant.");
     public static final Setting INBOX_BROKER_MAX_DELIVERIES = Setting.integer("outbox.inbox.broker-max-deliveries",
             INBOX, 10, 1, 100_000, "How often the broker delivers a message before giving it up (Liberty's queue "
                     + "maxRedeliveryCount, Artemis's max-delivery-attempts: set them from this variable); each failed "

@@ -66,6 +66,26 @@ public class ConsumerInbox {
         }
     }
 
+    /**
+     * Skips the consumer's gaps before waiting events of the types {@code outbox.inbox.advisory-order} names, once
+     * older than the gap window (R5.7); nothing when the setting names no type.
+     */
+    public void skipAdvisoryGaps(String consumer, int limit) throws SQLException {
+        if (settings.advisoryOrder().isEmpty()) {
+            return;
+        }
+        requireTransaction();
+        try (Connection connection = database.connect()) {
+            for (Resequencer.Skip skip : resequencer(connection).skipAdvisoryGaps(consumer, settings.advisoryOrder(),
+                    settings.inboxGapWindow(), limit)) {
+                LOG.warning(() -> "skipped: consumer " + consumer + " stopped waiting for versions " + skip.from()
+                        + " to " + skip.through() + " of " + skip.aggregate() + ": the type after them is in"
+                        + " outbox.inbox.advisory-order and waited longer than outbox.inbox.gap-window-ms; those"
+                        + " versions are recorded as skipped and never applied if they come");
+            }
+        }
+    }
+
     /** Applies one aggregate's waiting events whose turn came without a delivery (a skip, a failure, a cap). */
     public Resequencer.Result releaseReady(String consumer, String aggregateType, String aggregateId,
                                            Resequencer.Change change, long releaseBelow) throws SQLException {

@@ -131,27 +131,69 @@ public class InboxAttempt {
      * on the waiting event and never fails the delivery that swept.
      */
     public void releaseDue(String consumer, Resequencer.Change change) {
-        long now = System.nanoTime();
-        Long last = lastSweep.get(consumer);
-        if (last != null && now - last < RELEASE_SWEEP_NANOS) {
+        if (sweptRecently(consumer)) {
             return;
         }
-        lastSweep.put(consumer, now);
-        List<String[]> ready;
+        lastSweep.put(consumer, System.nanoTime());
+        skipAdvisoryGaps(consumer);
+        for (String[] aggregate : ready(consumer, RELEASE_SWEEP_AGGREGATES)) {
+            release(consumer, aggregate[0], aggregate[1], change);
+        }
+    }
+
+    /** The sweep of {@link #releaseDue} at once, whenever the last one ran: a consumer asked to release (a nudge). */
+    public void releaseNow(String consumer, Resequencer.Change change) {
+        lastSweep.remove(consumer);
+        releaseDue(consumer, change);
+    }
+
+    /**
+     * Whether a consumer that cannot sweep by itself (an MDB between messages) should be asked to: no delivery swept
+     * for {@link #RELEASE_SWEEP_NANOS} and an aggregate's waiting events can go on (R5.7: after a skip or a failure,
+     * the versions that waited must not wait for the consumer's next message).
+     */
+    public boolean releaseWanted(String consumer) {
+        if (sweptRecently(consumer)) {
+            return false;
+        }
+        skipAdvisoryGaps(consumer);
+        return !ready(consumer, 1).isEmpty();
+    }
+
+    /** R5.7's per-type opt-out ({@code outbox.inbox.advisory-order}), in a transaction of its own before a sweep. */
+    private void skipAdvisoryGaps(String consumer) {
         try {
-            ready = inOneTransaction(() -> {
+            inOneTransaction(() -> {
                 try {
-                    return inbox.ready(consumer, RELEASE_SWEEP_AGGREGATES);
+                    inbox.skipAdvisoryGaps(consumer, RELEASE_SWEEP_AGGREGATES);
+                    return null;
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException("advisory gaps of consumer " + consumer + " failed", e);
+                }
+            });
+        } catch (RuntimeException notNow) {
+            LOG.fine(() -> "consumer " + consumer + ": advisory gaps not skipped now (" + notNow + "); next time");
+        }
+    }
+
+    private boolean sweptRecently(String consumer) {
+        Long last = lastSweep.get(consumer);
+        return last != null && System.nanoTime() - last < RELEASE_SWEEP_NANOS;
+    }
+
+    /** The aggregates whose waiting events can go on; none when the database cannot say now (the next sweep asks). */
+    private List<String[]> ready(String consumer, int limit) {
+        try {
+            return inOneTransaction(() -> {
+                try {
+                    return inbox.ready(consumer, limit);
                 } catch (java.sql.SQLException e) {
                     throw new IllegalStateException("inbox release sweep of consumer " + consumer + " failed", e);
                 }
             });
         } catch (RuntimeException notNow) {
             LOG.fine(() -> "consumer " + consumer + ": release sweep failed (" + notNow + "); next time");
-            return;
-        }
-        for (String[] aggregate : ready) {
-            release(consumer, aggregate[0], aggregate[1], change);
+            return List.of();
         }
     }
 

@@ -11,8 +11,10 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The inbox's protocol for one received event, in the consumer's transaction (R5.1, R5.3, R5.7, R7.7), in plain
@@ -59,7 +61,7 @@ public final class Resequencer {
     }
 
     /** An operator's skip: the versions passed over and the waiting events dropped with them (failed ones only). */
-    public record Skip(long from, long through, List<EventId> dropped) {
+    public record Skip(String aggregate, long from, long through, List<EventId> dropped) {
     }
 
     /**
@@ -304,7 +306,46 @@ public final class Resequencer {
         store.skip(consumer, aggregateType, aggregateId, highWater + 1, through, by, reason);
         store.setHighWater(consumer, aggregateType, aggregateId,
                 store.advanceHighWater(consumer, aggregateType, aggregateId, through));
-        return new Skip(highWater + 1, through, dropped);
+        return new Skip(aggregate, highWater + 1, through, dropped);
+    }
+
+    /** Who skips an advisory gap in the skip's record: the consumer itself, by the setting. */
+    public static final String ADVISORY_SKIPPER = "outbox";
+
+    /**
+     * R5.7's opt-out, per event type ({@code outbox.inbox.advisory-order}): a gap before a waiting event of an
+     * advisory type, older than {@code window}, is skipped as an operator's skip would be, recorded as by
+     * {@link #ADVISORY_SKIPPER}; the consumer's release sweep then applies what waited. The missing version, should it
+     * come later, is recorded as skipped and never applied: the setting's documented cost.
+     */
+    public List<Skip> skipAdvisoryGaps(String consumer, Set<String> advisoryTypes, Duration window, int limit)
+            throws SQLException {
+        if (advisoryTypes.isEmpty()) {
+            return List.of();
+        }
+        List<Skip> skipped = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (InboxStore.Waited waited : store.longestWaiting(consumer, limit)) {
+            if (!advisoryTypes.contains(waited.eventType()) || waited.waited().compareTo(window) < 0
+                    || !seen.add(waited.aggregateType() + "/" + waited.aggregateId())) {
+                continue;
+            }
+            long highWater = store.lockHighWater(consumer, waited.aggregateType(), waited.aggregateId());
+            List<WaitingRow> waiting = store.waitingFrom(consumer, waited.aggregateType(), waited.aggregateId(),
+                    highWater + 1);
+            if (waiting.isEmpty()) {
+                continue;
+            }
+            WaitingRow first = waiting.get(0).event().aggregateVersion() == highWater + 1 ? null : waiting.get(0);
+            if (first == null || !advisoryTypes.contains(first.event().eventType())) {
+                continue; // its turn came already (the sweep applies it), or the next one waiting is not advisory
+            }
+            skipped.add(skip(consumer, waited.aggregateType(), waited.aggregateId(),
+                    first.event().aggregateVersion() - 1, ADVISORY_SKIPPER, "the order of " + first.event().eventType()
+                            + " is advisory (outbox.inbox.advisory-order) and it waited longer than "
+                            + window.toMillis() + " ms (outbox.inbox.gap-window-ms)"));
+        }
+        return skipped;
     }
 
     /** The aggregates of the consumer whose next version waits and has not failed too often. */

@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -74,6 +75,10 @@ public final class InboxStore {
             + " ON h.consumer = w.consumer AND h.aggregate_type = w.aggregate_type AND h.aggregate_id = w.aggregate_id"
             + " WHERE w.consumer = ? AND w.aggregate_version = h.high_water + 1 AND w.failures < " + RELEASE_TRIES
             + " ORDER BY w.waiting_since FETCH FIRST ? ROWS ONLY";
+    /** The consumer's longest-waiting events, with the database's clock to measure how long (R5.7, advisory order). */
+    static final String WAITING_OLDEST = "SELECT aggregate_type, aggregate_id, event_type, waiting_since,"
+            + " CURRENT_TIMESTAMP(6) AS db_now FROM inbox_waiting WHERE consumer = ? ORDER BY waiting_since"
+            + " FETCH FIRST ? ROWS ONLY";
     /** The gap report (R5.7): events waiting per consumer and the oldest, by the database's clock. */
     public static final String WAITING_BY_CONSUMER = "SELECT consumer, COUNT(*) AS events, MIN(waiting_since) AS oldest"
             + " FROM inbox_waiting GROUP BY consumer";
@@ -252,6 +257,27 @@ public final class InboxStore {
             }
         }
         return ready;
+    }
+
+    /** A waiting event's aggregate and type, and how long it has waited by the database's clock. */
+    public record Waited(String aggregateType, String aggregateId, String eventType, Duration waited) {
+    }
+
+    /** The consumer's longest-waiting events, the longest first. */
+    public List<Waited> longestWaiting(String consumer, int limit) throws SQLException {
+        List<Waited> waited = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(WAITING_OLDEST)) {
+            select.setString(1, consumer);
+            select.setInt(2, limit);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    waited.add(new Waited(rs.getString("aggregate_type"), rs.getString("aggregate_id"),
+                            rs.getString("event_type"), Duration.between(rs.getObject("waiting_since",
+                            OffsetDateTime.class), rs.getObject("db_now", OffsetDateTime.class))));
+                }
+            }
+        }
+        return waited;
     }
 
     public boolean isConflict(String consumer, EventId eventId) throws SQLException {

@@ -21,6 +21,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -82,6 +83,39 @@ class ResequencerTest {
     }
 
     /** Issue 16 item 4: the high-water row outlives the marks, so an aggregate quiet for months is not a gap. */
+    @Test
+    void aGapBeforeAnAdvisoryTypeIsSkippedByTheConsumerOnceItIsOlderThanTheWindowAndTheLateVersionIsNotApplied()
+            throws Exception {
+        deliver("invoicing", EventId.next(), 1, Ordering.STRICT);
+        assertEquals("WAITING", deliver("invoicing", EventId.next(), 3, Ordering.STRICT));
+
+        assertEquals(List.of(), skipAdvisory(Set.of("OrderPlaced"), Duration.ZERO),
+                "a gap before a type whose order is not advisory waits for the operator");
+        assertEquals(List.of(), skipAdvisory(Set.of("OrderAmended"), Duration.ofHours(1)),
+                "an advisory gap younger than the window waits");
+        List<Resequencer.Skip> skipped = skipAdvisory(Set.of("OrderAmended"), Duration.ZERO);
+
+        assertEquals(1, skipped.size(), "the advisory gap older than the window is skipped");
+        assertEquals(2, skipped.get(0).from(), "from the version after the mark");
+        assertEquals(2, skipped.get(0).through(), "through the version before the waiting one");
+        assertEquals(2, highWater("invoicing"), "the consumer stops waiting for version 2");
+        assertEquals("SKIPPED", deliver("invoicing", EventId.next(), 2, Ordering.STRICT),
+                "the late version is recorded as skipped: its effect is the setting's documented cost");
+        assertEquals(List.of("invoicing@1"), applied, "version 3 goes on with the sweep, version 2 never");
+    }
+
+    private List<Resequencer.Skip> skipAdvisory(Set<String> types, Duration window) throws SQLException {
+        connection.setAutoCommit(false);
+        try {
+            List<Resequencer.Skip> skipped = new Resequencer(new InboxStore(connection, dialect), Duration.ofDays(30))
+                    .skipAdvisoryGaps("invoicing", types, window, 20);
+            connection.commit();
+            return skipped;
+        } finally {
+            connection.setAutoCommit(true);
+        }
+    }
+
     @Test
     void theHighWaterMarkOutlivesTheInboxMarks() throws Exception {
         EventId v1 = EventId.next();

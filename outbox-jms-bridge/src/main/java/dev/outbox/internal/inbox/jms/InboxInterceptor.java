@@ -53,6 +53,9 @@ public class InboxInterceptor {
     @Inject
     ConsumerWatch watch;
 
+    @Inject
+    ReleaseNudge nudge;
+
     @AroundInvoke
     Object aroundMessage(InvocationContext invocation) throws Exception {
         Object[] parameters = invocation.getParameters();
@@ -60,6 +63,14 @@ public class InboxInterceptor {
             return invocation.proceed();
         }
         String consumer = consumerOf(invocation.getMethod());
+        if (message.propertyExists(OutboxHeaders.RELEASE)) {
+            // R5.7: no event, a nudge to apply the waiting events whose turn came while this consumer was idle
+            if (consumer.equals(message.getStringProperty(OutboxHeaders.RELEASE))) {
+                attempt.releaseNow(consumer, turn -> applyInItsTurn(invocation, null, turn));
+            }
+            return null;
+        }
+        nudge.delivered(consumer, message);
         String id = message.getStringProperty(OutboxHeaders.EVENT_ID);
         if (id == null) {
             // Not an outbox message: it cannot be deduplicated. Acknowledge it rather than loop on it.
