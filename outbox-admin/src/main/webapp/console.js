@@ -271,7 +271,8 @@ async function loadGaps() {
     const missing = g.missingFrom > g.missingTo ? 'none (' + g.failures + ' failures in its turn)'
         : g.missingFrom === g.missingTo ? String(g.missingFrom) : g.missingFrom + ' to ' + g.missingTo;
     if (can('outbox-operator') && g.missingFrom <= g.missingTo) {
-      const skip = el('button', 'Skip ' + missing, { type: 'button', 'data-skip': g.consumer + ' ' + g.aggregateId });
+      const skip = el('button', 'Skip ' + missing, { type: 'button',
+        'data-skip': g.consumer + ' ' + g.aggregateType + ' ' + g.aggregateId });
       skip.addEventListener('click', () => skipGap(g));
       action.appendChild(skip);
     }

@@ -26,8 +26,8 @@ public final class OutboxHeaders {
     /**
      * JMS only: marks a message without an event that asks the named MDB consumer to apply the waiting events whose
      * turn came while it received nothing (R5.7, after an operator's skip or a recorded failure). The inbox
-     * acknowledges it without calling the bean; an MDB with a message selector lets it through with
-     * {@code ... OR outboxRelease IS NOT NULL}.
+     * acknowledges it without calling the bean; an MDB with a message selector lets its own through with
+     * {@code ... OR outboxRelease = '<its consumer name>'}.
      */
     public static final String RELEASE = "outboxRelease";
 

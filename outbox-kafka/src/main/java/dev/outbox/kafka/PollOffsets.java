@@ -6,14 +6,13 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
-import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.WakeupException;
 
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
@@ -26,7 +25,7 @@ import java.util.logging.Logger;
  * in the B3 benchmark). An offset leaves this map once the broker acknowledged it (unless a later one replaced it
  * meanwhile); one whose commit failed stays and goes again after the next poll, records or not, so a quiet topic
  * does not keep a failed commit behind (its lag would name the consumer stalled, R6.1); and a quiet consumer now and
- * then brings the group's committed offsets up to its position, for a commit that was never answered ({@link #quiet}).
+ * then brings the group's committed offsets up to its last done records, for a commit never answered ({@link #quiet}).
  * Partitions that go to
  * another member, on a rebalance or as the consumer closes, are committed synchronously first and forgotten.
  * Callbacks and listener calls all run on the consumer's own thread, inside poll, commit or close.
@@ -43,6 +42,8 @@ final class PollOffsets implements ConsumerRebalanceListener {
     private final String consumer;
     private final Consumer<String, String> kafka;
     private final Map<TopicPartition, OffsetAndMetadata> unacknowledged = new HashMap<>();
+    /** The offset just past the last done record of each partition still owned, acknowledged or not. */
+    private final Map<TopicPartition, OffsetAndMetadata> doneThrough = new HashMap<>();
     private final LongSupplier clock;
     private boolean unsent;
     private boolean failing;
@@ -62,8 +63,10 @@ final class PollOffsets implements ConsumerRebalanceListener {
 
     /** Called only once the record is done with: its inbox transaction committed, or it was parked. */
     void done(ConsumerRecord<String, String> record) {
-        unacknowledged.put(new TopicPartition(record.topic(), record.partition()),
-                new OffsetAndMetadata(record.offset() + 1));
+        TopicPartition partition = new TopicPartition(record.topic(), record.partition());
+        OffsetAndMetadata next = new OffsetAndMetadata(record.offset() + 1);
+        unacknowledged.put(partition, next);
+        doneThrough.put(partition, next);
         unsent = true;
     }
 
@@ -93,46 +96,48 @@ final class PollOffsets implements ConsumerRebalanceListener {
 
     /**
      * After a poll that returned nothing: sends what is done, and every {@link #CATCH_UP_NANOS} makes sure the group's
-     * committed offsets reached this consumer's position on each partition it owns, whatever became of its commits.
-     * On a quiet poll every record polled before is done with (the loop handles a poll's records before it polls
-     * again, and a failure closes the consumer), so the position is a done offset (R5.5). Seen after a broker
-     * failover (KafkaClusterIT): every record applied, the loop polling, an asynchronous commit that was never
-     * answered or never stored, and the group's offsets behind for good: liveness named the consumer stalled (R6.1).
+     * committed offsets reached the last done offset of each partition this consumer owns, whatever became of its
+     * commits (R5.5: still only past records it was told are done). Seen after a broker failover (KafkaClusterIT):
+     * every record applied, the loop polling, an asynchronous commit that was never answered or never stored, and
+     * the group's offsets behind for good: liveness named the consumer stalled (R6.1). A check that fails is only
+     * logged: the next one asks again.
      */
     void quiet() {
         commitDone();
         long now = clock.getAsLong();
-        if (now - lastCatchUp < CATCH_UP_NANOS) {
+        if (now - lastCatchUp < CATCH_UP_NANOS || doneThrough.isEmpty()) {
             return;
         }
         lastCatchUp = now;
-        Set<TopicPartition> owned = kafka.assignment();
-        if (owned.isEmpty()) {
-            return;
-        }
         Map<TopicPartition, OffsetAndMetadata> behind = new HashMap<>();
         try {
-            Map<TopicPartition, OffsetAndMetadata> committed = kafka.committed(owned, CATCH_UP_READ);
-            for (TopicPartition partition : owned) {
-                long position = kafka.position(partition, CATCH_UP_READ);
+            Map<TopicPartition, OffsetAndMetadata> committed = kafka.committed(doneThrough.keySet(), CATCH_UP_READ);
+            doneThrough.forEach((partition, done) -> {
                 OffsetAndMetadata stored = committed.get(partition);
-                if (stored == null ? position > 0 : stored.offset() < position) {
-                    behind.put(partition, new OffsetAndMetadata(position));
+                if (stored == null || stored.offset() < done.offset()) {
+                    behind.put(partition, done);
                 }
-            }
-        } catch (RetriableException notNow) { // a timeout included
-            return; // the coordinator cannot say now: the next check asks again
+            });
+        } catch (WakeupException | InterruptException stopping) {
+            throw stopping;
+        } catch (KafkaException notNow) { // a timeout included
+            LOG.fine(() -> "consumer " + consumer + ": committed offsets unknown now (" + notNow + ")");
+            return;
         }
         if (behind.isEmpty()) {
             return;
         }
-        String unanswered = unacknowledged.isEmpty() ? "every commit answered"
-                : "a commit sent " + TimeUnit.NANOSECONDS.toSeconds(now - lastSent) + " s ago and unanswered";
-        LOG.warning(() -> "consumer " + consumer + ": the group's committed offsets stayed behind the records done with"
-                + " on a quiet topic (" + unanswered + "); committing the consumer's position " + behind);
-        unacknowledged.putAll(behind);
-        unsent = true;
-        commitDone();
+        // Only a commit older than a check is overdue; one sent a moment ago is on its way.
+        boolean overdue = unacknowledged.isEmpty() || now - lastSent >= CATCH_UP_NANOS;
+        if (overdue) {
+            String unanswered = unacknowledged.isEmpty() ? "every commit answered"
+                    : "a commit sent " + TimeUnit.NANOSECONDS.toSeconds(now - lastSent) + " s ago and unanswered";
+            LOG.warning(() -> "consumer " + consumer + ": the group's committed offsets stayed behind the records done"
+                    + " with on a quiet topic (" + unanswered + "); committing them again: " + behind);
+            unacknowledged.putAll(behind);
+            unsent = true;
+            commitDone();
+        }
     }
 
     /**
@@ -144,6 +149,7 @@ final class PollOffsets implements ConsumerRebalanceListener {
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
         Map<TopicPartition, OffsetAndMetadata> leaving = new HashMap<>();
         for (TopicPartition partition : partitions) {
+            doneThrough.remove(partition);
             OffsetAndMetadata offset = unacknowledged.remove(partition);
             if (offset != null) {
                 leaving.put(partition, offset);
@@ -196,6 +202,7 @@ final class PollOffsets implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
         partitions.forEach(unacknowledged::remove);
+        partitions.forEach(doneThrough::remove);
         if (unacknowledged.isEmpty()) {
             failing = false; // nothing refused is left: the next refusal is a new streak, and says so
         }

@@ -110,7 +110,12 @@ public class ReactiveInbox {
      */
     public CompletionStage<Void> process(String consumer, Message<String> message, Consumer<InboxedEvent> change) {
         // R5.7: the waiting events whose turn came go on between messages too (a skip, a recorded failure)
-        sweep.keep(consumer, () -> attempt.releaseDue(consumer, turn -> change.accept(turn.event())));
+        try {
+            sweep.keep(consumer, () -> attempt.releaseDue(consumer, turn -> change.accept(turn.event())));
+        } catch (RuntimeException notNow) {
+            // Never fails a message (a failed stage stops the channel): the next message sweeps all the same.
+            LOG.fine(() -> "consumer " + consumer + ": idle release not registered (" + notNow + ")");
+        }
         Source source = Source.of(message);
         Optional<RecordHeaders> headers = Optional.ofNullable(source.headers())
                 .map(found -> new RecordHeaders(found, source.position()));

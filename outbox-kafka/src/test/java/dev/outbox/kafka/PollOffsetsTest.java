@@ -156,7 +156,7 @@ class PollOffsetsTest {
         offsets.quiet();
 
         assertEquals(Map.of(P0, new OffsetAndMetadata(10)), committed(),
-                "a quiet consumer's committed offsets reach its position: every record polled before is done with");
+                "a quiet consumer's committed offsets reach its last done record, whatever became of the commit");
     }
 
     @Test
@@ -190,6 +190,35 @@ class PollOffsetsTest {
         TopicPartition partition = new TopicPartition(record.topic(), record.partition());
         kafka.seek(partition, record.offset() + 1);
         offsets.done(record);
+    }
+
+    @Test
+    void aQuietConsumerNeverCommitsPastItsLastDoneRecordWhateverItsPosition() {
+        kafka.loseAnswers = true;
+        polledAndDone(record(P0, 4));
+        offsets.commitDone();
+        kafka.loseAnswers = false;
+        kafka.seek(P0, 9); // records 5 to 8 polled and not (yet) done with
+
+        now += PollOffsets.CATCH_UP_NANOS;
+        offsets.quiet();
+
+        assertEquals(Map.of(P0, new OffsetAndMetadata(5)), committed(),
+                "R5.5: the catch-up commits the last done offset, never the position");
+    }
+
+    @Test
+    void aRevokedPartitionIsNotCaughtUpAfterItWent() {
+        kafka.loseAnswers = true;
+        polledAndDone(record(P0, 4));
+        offsets.commitDone();
+        offsets.onPartitionsRevoked(List.of(P0)); // the handover commit is lost too
+        kafka.loseAnswers = false;
+
+        now += PollOffsets.CATCH_UP_NANOS;
+        offsets.quiet();
+
+        assertEquals(Map.of(), committed(), "another member may own it now: this one commits nothing of it");
     }
 
     /** Records done after a poll whose commit the coordinator refused; it takes commits again afterwards. */
@@ -237,6 +266,9 @@ class PollOffsetsTest {
             if (wakeUpOnNextCommitSync) {
                 wakeUpOnNextCommitSync = false;
                 throw new WakeupException();
+            }
+            if (loseAnswers) {
+                throw new org.apache.kafka.common.errors.TimeoutException("no answer from the coordinator");
             }
             super.commitSync(offsets, timeout);
         }

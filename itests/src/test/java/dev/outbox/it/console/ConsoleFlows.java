@@ -288,7 +288,7 @@ public abstract class ConsoleFlows {
         click(By.cssSelector("nav button[data-view=gaps]"));
         waitForText(By.id("gap-rows"), order);
         shot("13-consumer-gap");
-        click(By.cssSelector("button[data-skip='shipping " + order + "']"));
+        click(By.cssSelector("button[data-skip='shipping Order " + order + "']"));
         Alert why = new WebDriverWait(browser, SOON).until(ExpectedConditions.alertIsPresent());
         assertTrue(why.getText().contains("versions 2 to 2") && why.getText().contains("never be applied"),
                 "the page says what the skip costs: " + why.getText());

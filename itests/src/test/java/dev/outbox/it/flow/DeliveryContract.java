@@ -109,6 +109,8 @@ public abstract class DeliveryContract {
 
         await(SOON, "version 4 applied with no further message to shipping", () -> processed(orderId, 4), n -> n == 1);
         assertEquals(0, waiting(orderId, 4), "nothing left waiting");
+        assertTrue(serverLog().contains("consumer shipping: asked to apply the waiting events whose turn came"),
+                "released by the inbox's own nudge, not by some other message");
     }
 
     /**

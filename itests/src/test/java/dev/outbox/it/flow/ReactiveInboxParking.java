@@ -92,6 +92,17 @@ public final class ReactiveInboxParking {
         return record;
     }
 
+    /** A record as the publisher writes it, of a strict type at {@code version} (keyed by the order). */
+    public static ProducerRecord<String, String> strictRecord(String topic, String orderId, long version,
+                                                              String eventType, String payload) {
+        ProducerRecord<String, String> record = new ProducerRecord<>(topic, orderId, payload);
+        Map.of("outboxEventId", UUID.randomUUID().toString(), "outboxEventType", eventType, "outboxAggregateType",
+                        "Order", "outboxAggregateId", orderId, "outboxAggregateVersion", Long.toString(version),
+                        "outboxSchemaVersion", "1", "outboxOrdering", "strict")
+                .forEach((name, value) -> record.headers().add(name, value.getBytes(StandardCharsets.UTF_8)));
+        return record;
+    }
+
     public static KafkaProducer<String, String> producer(String bootstrap) {
         Properties properties = new Properties();
         properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);

@@ -342,14 +342,7 @@ class KafkaIT {
     /** A record of the example's order topic as the publisher writes it, of a strict type at a given version. */
     private static org.apache.kafka.clients.producer.ProducerRecord<String, String> strictRecord(String order,
             long version, String eventType, String payload) {
-        org.apache.kafka.clients.producer.ProducerRecord<String, String> record =
-                new org.apache.kafka.clients.producer.ProducerRecord<>("outbox.Order", order, payload);
-        java.util.Map.of("outboxEventId", UUID.randomUUID().toString(), "outboxEventType", eventType,
-                        "outboxAggregateType", "Order", "outboxAggregateId", order, "outboxAggregateVersion",
-                        Long.toString(version), "outboxSchemaVersion", "1", "outboxOrdering", "strict")
-                .forEach((name, value) -> record.headers().add(name,
-                        value.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        return record;
+        return ReactiveInboxParking.strictRecord("outbox.Order", order, version, eventType, payload);
     }
 
     @Test

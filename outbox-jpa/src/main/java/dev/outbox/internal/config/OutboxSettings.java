@@ -11,7 +11,8 @@ import java.util.function.Function;
  */
 public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String dataSource, String dialect,
                              Duration inboxRetention, Duration inboxGapWindow, int brokerMaxDeliveries,
-                             String transactionRegistry, Set<String> advisoryOrder) {
+                             String transactionRegistry, Set<String> advisoryOrder,
+                             Duration advisoryWait) {
 
 
     public static OutboxSettings read(Function<String, Optional<String>> source) {
@@ -25,6 +26,7 @@ public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String d
                 Duration.ofDays(Settings.INBOX_RETENTION_DAYS.integer(source)),
                 gapWindow, deliveries,
                 Settings.TRANSACTION_REGISTRY.text(source),
-                Set.copyOf(Settings.INBOX_ADVISORY_ORDER.list(source)));
+                Set.copyOf(Settings.INBOX_ADVISORY_ORDER.list(source)),
+                Settings.INBOX_ADVISORY_WAIT.millis(source));
     }
 }

@@ -151,14 +151,21 @@ public final class Settings {
             86_400_000, "How long a strict event may wait at a consumer for the versions before it (stored in the "
                     + "consumer's database, its message acknowledged) before the gap is reported: a SEVERE log line, "
                     + "the consumer's gap metric and alert, the console's waiting list (R5.7). The event keeps waiting "
-                    + "after it: only the missing version, by any route, or an operator's audited skip ends a gap.");
+                    + "after it: only the missing version, by any route, or an operator's audited skip ends a gap (or, "
+                    + "for the "
+                    + "types outbox.inbox.advisory-order names, the consumer's own skip).");
     public static final Setting INBOX_ADVISORY_ORDER = Setting.list("outbox.inbox.advisory-order", INBOX,
-            "Strict event types whose order is only advisory at this server's consumers (off for every type by "
-                    + "default): a gap before such an event is skipped by the consumer itself once it is older than "
-                    + "outbox.inbox.gap-window-ms, recorded as skipped by 'outbox' with the reason, and the event and "
-                    + "those after it are applied. What it costs: the missing version, if it comes later, is recorded "
-                    + "as skipped and never applied, so its effect is lost (R5.7); use it only where a later version "
+            "Strict event types whose order is only advisory at this server's consumers (none by default): a gap "
+                    + "before such an event is skipped by the consumer itself once the event has waited "
+                    + "outbox.inbox.advisory-wait-ms, recorded as skipped by 'outbox' with the reason, and the event "
+                    + "and those after it are applied. What it costs: a skipped version that comes later is recorded "
+                    + "as skipped and its effect is never applied if its type is advisory too; if it is not, it is "
+                    + "parked at the consumer as a conflict for an operator (R5.7). Use it only where a later version "
                     + "makes an earlier one's effect redundant.");
+    public static final Setting INBOX_ADVISORY_WAIT = Setting.millis("outbox.inbox.advisory-wait-ms", INBOX, 60_000,
+            1_000, 86_400_000, "How long an event of an advisory type (outbox.inbox.advisory-order) waits for the "
+                    + "versions before it before its consumer skips them: longer than the broker's redelivery delays "
+                    + "and the consumers' ordinary reordering, or a version that was only late is lost.");
     public static final Setting INBOX_BROKER_MAX_DELIVERIES = Setting.integer("outbox.inbox.broker-max-deliveries",
             INBOX, 10, 1, 100_000, "How often the broker delivers a message before giving it up (Liberty's queue "
                     + "maxRedeliveryCount, Artemis's max-delivery-attempts: set them from this variable); each failed "

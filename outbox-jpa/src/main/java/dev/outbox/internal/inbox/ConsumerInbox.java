@@ -70,18 +70,23 @@ public class ConsumerInbox {
      * Skips the consumer's gaps before waiting events of the types {@code outbox.inbox.advisory-order} names, once
      * older than the gap window (R5.7); nothing when the setting names no type.
      */
+    public boolean hasAdvisoryOrder() {
+        return !settings.advisoryOrder().isEmpty();
+    }
+
     public void skipAdvisoryGaps(String consumer, int limit) throws SQLException {
         if (settings.advisoryOrder().isEmpty()) {
             return;
         }
         requireTransaction();
         try (Connection connection = database.connect()) {
-            for (Resequencer.Skip skip : resequencer(connection).skipAdvisoryGaps(consumer, settings.advisoryOrder(),
-                    settings.inboxGapWindow(), limit)) {
+            for (Resequencer.Skip skip : resequencer(connection).skipAdvisoryGaps(consumer, settings.advisoryWait(),
+                    limit)) {
                 LOG.warning(() -> "skipped: consumer " + consumer + " stopped waiting for versions " + skip.from()
                         + " to " + skip.through() + " of " + skip.aggregate() + ": the type after them is in"
-                        + " outbox.inbox.advisory-order and waited longer than outbox.inbox.gap-window-ms; those"
-                        + " versions are recorded as skipped and never applied if they come");
+                        + " outbox.inbox.advisory-order and waited longer than outbox.inbox.advisory-wait-ms; if they"
+                        + " come, those of an advisory type are recorded as skipped and never applied, the others"
+                        + " parked as conflicts");
             }
         }
     }
@@ -115,7 +120,8 @@ public class ConsumerInbox {
     }
 
     private Resequencer resequencer(Connection connection) {
-        return new Resequencer(new InboxStore(connection, database.dialect()), settings.inboxRetention());
+        return new Resequencer(new InboxStore(connection, database.dialect()), settings.inboxRetention(),
+                settings.advisoryOrder());
     }
 
     private void requireTransaction() {

@@ -162,6 +162,9 @@ public class InboxAttempt {
 
     /** R5.7's per-type opt-out ({@code outbox.inbox.advisory-order}), in a transaction of its own before a sweep. */
     private void skipAdvisoryGaps(String consumer) {
+        if (!inbox.hasAdvisoryOrder()) {
+            return; // the default: no transaction for it
+        }
         try {
             inOneTransaction(() -> {
                 try {
@@ -172,8 +175,14 @@ public class InboxAttempt {
                 }
             });
         } catch (RuntimeException notNow) {
-            LOG.fine(() -> "consumer " + consumer + ": advisory gaps not skipped now (" + notNow + "); next time");
+            LOG.warning(() -> "consumer " + consumer + ": advisory gaps not skipped now (" + notNow.getClass().getName()
+                    + "); the next sweep tries again");
         }
+    }
+
+    /** When the consumer last swept (System.nanoTime), or null if it never did since start. */
+    public Long lastSweep(String consumer) {
+        return lastSweep.get(consumer);
     }
 
     private boolean sweptRecently(String consumer) {

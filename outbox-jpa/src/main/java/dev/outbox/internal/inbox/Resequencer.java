@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -84,11 +83,18 @@ public final class Resequencer {
 
     private final InboxStore store;
     private final Duration retention;
+    private final Set<String> advisoryTypes;
 
     /** @param retention how long a mark is kept ({@code outbox.inbox.retention}, R5.6) */
     public Resequencer(InboxStore store, Duration retention) {
+        this(store, retention, Set.of());
+    }
+
+    /** With the event types whose order is only advisory at this consumer ({@code outbox.inbox.advisory-order}). */
+    public Resequencer(InboxStore store, Duration retention, Set<String> advisoryTypes) {
         this.store = store;
         this.retention = retention;
+        this.advisoryTypes = Set.copyOf(advisoryTypes);
     }
 
     /**
@@ -251,7 +257,14 @@ public final class Resequencer {
         if (!marked.isEmpty()) {
             return parkConflict(consumer, received, marked.get(0));
         }
-        if (store.isSkipped(consumer, event.aggregateType(), event.aggregateId(), event.aggregateVersion())) {
+        Optional<String> skippedBy = store.skippedBy(consumer, event.aggregateType(), event.aggregateId(),
+                event.aggregateVersion());
+        if (skippedBy.isPresent()) {
+            if (ADVISORY_SKIPPER.equals(skippedBy.get()) && !advisoryTypes.contains(event.eventType())) {
+                // The advisory skip passed over a version of a type whose order is not advisory: nobody decided
+                // to lose this one, so an operator does (R5.7), as for a fork.
+                return parkConflict(consumer, received, null);
+            }
             mark(consumer, event); // its redeliveries are duplicates from here on
             return Result.of(Inbox.Receipt.SKIPPED);
         }
@@ -314,36 +327,31 @@ public final class Resequencer {
 
     /**
      * R5.7's opt-out, per event type ({@code outbox.inbox.advisory-order}): a gap before a waiting event of an
-     * advisory type, older than {@code window}, is skipped as an operator's skip would be, recorded as by
-     * {@link #ADVISORY_SKIPPER}; the consumer's release sweep then applies what waited. The missing version, should it
-     * come later, is recorded as skipped and never applied: the setting's documented cost.
+     * advisory type that has been the aggregate's first waiting event for longer than {@code wait} is skipped as an
+     * operator's skip would be, recorded as by {@link #ADVISORY_SKIPPER}; the consumer's release sweep then applies
+     * what waited. A skipped version that comes later is recorded as skipped and never applied if its type is
+     * advisory too (the setting's documented cost), and parked as a conflict for an operator if it is not.
      */
-    public List<Skip> skipAdvisoryGaps(String consumer, Set<String> advisoryTypes, Duration window, int limit)
-            throws SQLException {
-        if (advisoryTypes.isEmpty()) {
-            return List.of();
-        }
+    public List<Skip> skipAdvisoryGaps(String consumer, Duration wait, int limit) throws SQLException {
         List<Skip> skipped = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        for (InboxStore.Waited waited : store.longestWaiting(consumer, limit)) {
-            if (!advisoryTypes.contains(waited.eventType()) || waited.waited().compareTo(window) < 0
-                    || !seen.add(waited.aggregateType() + "/" + waited.aggregateId())) {
-                continue;
+        for (String type : advisoryTypes) {
+            for (InboxStore.Waited waited : store.longestWaiting(consumer, type, limit)) {
+                if (waited.waited().compareTo(wait) < 0) {
+                    break; // the longest first: the rest waited less
+                }
+                long highWater = store.lockHighWater(consumer, waited.aggregateType(), waited.aggregateId());
+                List<WaitingRow> waiting = store.waitingFrom(consumer, waited.aggregateType(), waited.aggregateId(),
+                        highWater + 1);
+                // Decided after the lock: the event that waited that long must still be the first one waiting and
+                // still behind a gap (a delivery may have closed it meanwhile, leaving a younger one first).
+                if (waiting.isEmpty() || waiting.get(0).event().aggregateVersion() != waited.version()
+                        || waited.version() == highWater + 1) {
+                    continue;
+                }
+                skipped.add(skip(consumer, waited.aggregateType(), waited.aggregateId(), waited.version() - 1,
+                        ADVISORY_SKIPPER, "the order of " + type + " is advisory (outbox.inbox.advisory-order) and"
+                                + " it waited longer than " + wait.toMillis() + " ms (outbox.inbox.advisory-wait-ms)"));
             }
-            long highWater = store.lockHighWater(consumer, waited.aggregateType(), waited.aggregateId());
-            List<WaitingRow> waiting = store.waitingFrom(consumer, waited.aggregateType(), waited.aggregateId(),
-                    highWater + 1);
-            if (waiting.isEmpty()) {
-                continue;
-            }
-            WaitingRow first = waiting.get(0).event().aggregateVersion() == highWater + 1 ? null : waiting.get(0);
-            if (first == null || !advisoryTypes.contains(first.event().eventType())) {
-                continue; // its turn came already (the sweep applies it), or the next one waiting is not advisory
-            }
-            skipped.add(skip(consumer, waited.aggregateType(), waited.aggregateId(),
-                    first.event().aggregateVersion() - 1, ADVISORY_SKIPPER, "the order of " + first.event().eventType()
-                            + " is advisory (outbox.inbox.advisory-order) and it waited longer than "
-                            + window.toMillis() + " ms (outbox.inbox.gap-window-ms)"));
         }
         return skipped;
     }

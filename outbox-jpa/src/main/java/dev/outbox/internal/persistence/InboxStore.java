@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -75,10 +76,10 @@ public final class InboxStore {
             + " ON h.consumer = w.consumer AND h.aggregate_type = w.aggregate_type AND h.aggregate_id = w.aggregate_id"
             + " WHERE w.consumer = ? AND w.aggregate_version = h.high_water + 1 AND w.failures < " + RELEASE_TRIES
             + " ORDER BY w.waiting_since FETCH FIRST ? ROWS ONLY";
-    /** The consumer's longest-waiting events, with the database's clock to measure how long (R5.7, advisory order). */
-    static final String WAITING_OLDEST = "SELECT aggregate_type, aggregate_id, event_type, waiting_since,"
-            + " CURRENT_TIMESTAMP(6) AS db_now FROM inbox_waiting WHERE consumer = ? ORDER BY waiting_since"
-            + " FETCH FIRST ? ROWS ONLY";
+    /** A consumer's longest-waiting events of one type, with the database's clock to measure how long (R5.7). */
+    static final String WAITING_OLDEST_OF_TYPE = "SELECT aggregate_type, aggregate_id, aggregate_version, waiting_since,"
+            + " CURRENT_TIMESTAMP(6) AS db_now FROM inbox_waiting WHERE consumer = ? AND event_type = ?"
+            + " ORDER BY waiting_since FETCH FIRST ? ROWS ONLY";
     /** The gap report (R5.7): events waiting per consumer and the oldest, by the database's clock. */
     public static final String WAITING_BY_CONSUMER = "SELECT consumer, COUNT(*) AS events, MIN(waiting_since) AS oldest"
             + " FROM inbox_waiting GROUP BY consumer";
@@ -88,7 +89,7 @@ public final class InboxStore {
     static final String CONFLICT_INSERT = "INSERT INTO inbox_conflict (consumer, event_id, aggregate_type,"
             + " aggregate_id, aggregate_version, applied_event_id, event_type, broker_id, found_at)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP(6))";
-    static final String SKIPPED_AT = "SELECT 1 FROM inbox_skip WHERE consumer = ? AND aggregate_type = ?"
+    static final String SKIPPED_AT = "SELECT skipped_by FROM inbox_skip WHERE consumer = ? AND aggregate_type = ?"
             + " AND aggregate_id = ? AND from_version <= ? AND to_version >= ?";
     static final String SKIP_INSERT = "INSERT INTO inbox_skip (consumer, aggregate_type, aggregate_id, from_version,"
             + " to_version, skipped_by, reason, skipped_at) VALUES (?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP(6))";
@@ -259,20 +260,21 @@ public final class InboxStore {
         return ready;
     }
 
-    /** A waiting event's aggregate and type, and how long it has waited by the database's clock. */
-    public record Waited(String aggregateType, String aggregateId, String eventType, Duration waited) {
+    /** A waiting event's aggregate and version, and how long it has waited by the database's clock. */
+    public record Waited(String aggregateType, String aggregateId, long version, Duration waited) {
     }
 
-    /** The consumer's longest-waiting events, the longest first. */
-    public List<Waited> longestWaiting(String consumer, int limit) throws SQLException {
+    /** The consumer's longest-waiting events of one type, the longest first. */
+    public List<Waited> longestWaiting(String consumer, String eventType, int limit) throws SQLException {
         List<Waited> waited = new ArrayList<>();
-        try (PreparedStatement select = connection.prepareStatement(WAITING_OLDEST)) {
+        try (PreparedStatement select = connection.prepareStatement(WAITING_OLDEST_OF_TYPE)) {
             select.setString(1, consumer);
-            select.setInt(2, limit);
+            select.setString(2, eventType);
+            select.setInt(3, limit);
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
                     waited.add(new Waited(rs.getString("aggregate_type"), rs.getString("aggregate_id"),
-                            rs.getString("event_type"), Duration.between(rs.getObject("waiting_since",
+                            rs.getLong("aggregate_version"), Duration.between(rs.getObject("waiting_since",
                             OffsetDateTime.class), rs.getObject("db_now", OffsetDateTime.class))));
                 }
             }
@@ -292,9 +294,19 @@ public final class InboxStore {
                 conflict.brokerId());
     }
 
-    public boolean isSkipped(String consumer, String aggregateType, String aggregateId, long version)
+    /** Who skipped this version at the consumer (an operator, or {@code outbox} for an advisory gap), if anyone. */
+    public Optional<String> skippedBy(String consumer, String aggregateType, String aggregateId, long version)
             throws SQLException {
-        return exists(SKIPPED_AT, consumer, aggregateType, aggregateId, version, version);
+        try (PreparedStatement select = connection.prepareStatement(SKIPPED_AT)) {
+            select.setString(1, consumer);
+            select.setString(2, aggregateType);
+            select.setString(3, aggregateId);
+            select.setLong(4, version);
+            select.setLong(5, version);
+            try (ResultSet rs = select.executeQuery()) {
+                return rs.next() ? Optional.of(rs.getString("skipped_by")) : Optional.empty();
+            }
+        }
     }
 
     /** An operator's audited decision to stop waiting for versions {@code from} to {@code to} (R5.7). */

@@ -40,6 +40,8 @@ class ResequencerTest {
     private final Dialect dialect = new H2Dialect();
     private final OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
     private final List<String> applied = new ArrayList<>();
+    /** The consumer's advisory types (outbox.inbox.advisory-order): none unless a test says. */
+    private Set<String> advisory = Set.of();
     private Connection connection;
 
     @BeforeEach
@@ -54,11 +56,16 @@ class ResequencerTest {
 
     private String deliver(Connection on, String consumer, EventId id, long version, Ordering ordering)
             throws Exception {
+        return deliver(on, consumer, "OrderAmended", id, version, ordering);
+    }
+
+    private String deliver(Connection on, String consumer, String eventType, EventId id, long version,
+                           Ordering ordering) throws Exception {
         on.setAutoCommit(false);
         try {
-            Received received = new Received(new InboxedEvent(id, "OrderAmended", "Order", "o-1", version, 1, ordering,
+            Received received = new Received(new InboxedEvent(id, eventType, "Order", "o-1", version, 1, ordering,
                     "{}"), "q@" + version);
-            String receipt = new Resequencer(new InboxStore(on, dialect), Duration.ofDays(30))
+            String receipt = new Resequencer(new InboxStore(on, dialect), Duration.ofDays(30), advisory)
                     .receive(consumer, received, turn -> applied.add(consumer + "@" + turn.event().aggregateVersion()),
                             Resequencer.RELEASE_ALL).receipt().name();
             on.commit();
@@ -82,33 +89,59 @@ class ResequencerTest {
         }
     }
 
-    /** Issue 16 item 4: the high-water row outlives the marks, so an aggregate quiet for months is not a gap. */
     @Test
-    void aGapBeforeAnAdvisoryTypeIsSkippedByTheConsumerOnceItIsOlderThanTheWindowAndTheLateVersionIsNotApplied()
+    void aGapBeforeAnAdvisoryTypeIsSkippedByTheConsumerOnceItWaitedLongEnoughAndTheLateVersionIsNotApplied()
             throws Exception {
         deliver("invoicing", EventId.next(), 1, Ordering.STRICT);
         assertEquals("WAITING", deliver("invoicing", EventId.next(), 3, Ordering.STRICT));
 
-        assertEquals(List.of(), skipAdvisory(Set.of("OrderPlaced"), Duration.ZERO),
+        advisory = Set.of("OrderPlaced");
+        assertEquals(List.of(), skipAdvisory(Duration.ZERO),
                 "a gap before a type whose order is not advisory waits for the operator");
-        assertEquals(List.of(), skipAdvisory(Set.of("OrderAmended"), Duration.ofHours(1)),
-                "an advisory gap younger than the window waits");
-        List<Resequencer.Skip> skipped = skipAdvisory(Set.of("OrderAmended"), Duration.ZERO);
+        advisory = Set.of("OrderAmended");
+        assertEquals(List.of(), skipAdvisory(Duration.ofHours(1)), "an advisory gap younger than the wait waits");
+        List<Resequencer.Skip> skipped = skipAdvisory(Duration.ZERO);
 
-        assertEquals(1, skipped.size(), "the advisory gap older than the window is skipped");
+        assertEquals(1, skipped.size(), "the advisory gap that waited long enough is skipped");
         assertEquals(2, skipped.get(0).from(), "from the version after the mark");
         assertEquals(2, skipped.get(0).through(), "through the version before the waiting one");
         assertEquals(2, highWater("invoicing"), "the consumer stops waiting for version 2");
         assertEquals("SKIPPED", deliver("invoicing", EventId.next(), 2, Ordering.STRICT),
-                "the late version is recorded as skipped: its effect is the setting's documented cost");
-        assertEquals(List.of("invoicing@1"), applied, "version 3 goes on with the sweep, version 2 never");
+                "the late version of an advisory type is recorded as skipped: the setting's documented cost");
+        assertEquals(List.of("invoicing@1"), applied, "version 2 never applied (version 3 goes on with the sweep)");
     }
 
-    private List<Resequencer.Skip> skipAdvisory(Set<String> types, Duration window) throws SQLException {
+    @Test
+    void aLateVersionOfATypeWhoseOrderIsNotAdvisoryPassedOverByAnAdvisorySkipIsParkedAsAConflict() throws Exception {
+        advisory = Set.of("OrderAmended");
+        deliver("invoicing", EventId.next(), 1, Ordering.STRICT);
+        deliver("invoicing", EventId.next(), 3, Ordering.STRICT);
+        assertEquals(1, skipAdvisory(Duration.ZERO).size(), "the gap before OrderAmended v3 is skipped");
+
+        EventId paid = EventId.next();
+        assertEquals("CONFLICT", deliver(connection, "invoicing", "OrderPaid", paid, 2, Ordering.STRICT),
+                "nobody decided to lose a payment: it is parked for an operator, not recorded as skipped");
+        assertEquals(List.of("invoicing@1"), applied, "and not applied out of order either");
+    }
+
+    @Test
+    void anAdvisoryGapIsMeasuredByTheFirstWaitingEventNotByALaterOneThatWaitedLonger() throws Exception {
+        advisory = Set.of("OrderAmended");
+        deliver("invoicing", EventId.next(), 1, Ordering.STRICT);
+        deliver("invoicing", EventId.next(), 5, Ordering.STRICT);
+        Thread.sleep(400);
+        deliver("invoicing", EventId.next(), 3, Ordering.STRICT); // the first waiting now, and young
+
+        assertEquals(List.of(), skipAdvisory(Duration.ofMillis(300)),
+                "version 2 has been missing before version 3 only a moment: nothing is skipped for version 5's age");
+        assertEquals(1, highWater("invoicing"), "version 2 is still waited for");
+    }
+
+    private List<Resequencer.Skip> skipAdvisory(Duration wait) throws SQLException {
         connection.setAutoCommit(false);
         try {
-            List<Resequencer.Skip> skipped = new Resequencer(new InboxStore(connection, dialect), Duration.ofDays(30))
-                    .skipAdvisoryGaps("invoicing", types, window, 20);
+            List<Resequencer.Skip> skipped = new Resequencer(new InboxStore(connection, dialect), Duration.ofDays(30),
+                    advisory).skipAdvisoryGaps("invoicing", wait, 20);
             connection.commit();
             return skipped;
         } finally {
@@ -116,6 +149,7 @@ class ResequencerTest {
         }
     }
 
+    /** Issue 16 item 4: the high-water row outlives the marks, so an aggregate quiet for months is not a gap. */
     @Test
     void theHighWaterMarkOutlivesTheInboxMarks() throws Exception {
         EventId v1 = EventId.next();

@@ -31,6 +31,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import static dev.outbox.it.support.Eventually.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -112,6 +113,53 @@ class WildFlyReactiveInboxIT {
                 spans -> !spans.isEmpty()).get(0);
         assertTrue(TracedOrders.inTrace(span, traceId) && span.contains(" CONSUMER "),
                 "the consumer's span continues the recording trace " + traceId + ": " + span);
+    }
+
+    /**
+     * Issue 41 (R5.7) on WildFly's Kafka consumers, each on its topic (loyalty: SmallRye's Reactive Messaging;
+     * invoicing: KafkaInbox): v1, then v3, wait; v2 arrives late and is applied, then v3. A second order's v2 never
+     * comes: an operator skips it and v3 goes on with no further record, by the sweep each consumer gets between
+     * messages.
+     */
+    @Test
+    @Order(1)
+    void aLateVersionIsAppliedBeforeTheOneThatWaitedAndASkipReleasesAnIdleConsumerOnBothKafkaConsumers()
+            throws Exception {
+        String late = UUID.randomUUID().toString();
+        String skipped = UUID.randomUUID().toString();
+        try (KafkaProducer<String, String> producer = ReactiveInboxParking.producer(Settings.required("it.kafka.bootstrap"))) {
+            for (String order : List.of(late, skipped)) {
+                for (String topic : List.of(TOPIC, "outbox.Order")) {
+                    producer.send(ReactiveInboxParking.strictRecord(topic, order, 1, "OrderPlaced", "{\"orderId\":\""
+                            + order + "\",\"customerId\":\"wf-late-" + order + "\",\"amount\":3}")).get(30, TimeUnit.SECONDS);
+                    producer.send(ReactiveInboxParking.strictRecord(topic, order, 3, "OrderAmended", "{\"orderId\":\""
+                            + order + "\",\"note\":\"n\"}")).get(30, TimeUnit.SECONDS);
+                }
+            }
+            await(Duration.ofSeconds(30), "v3 of both orders waiting at both consumers", () -> db.count("inbox_waiting",
+                    "aggregate_id IN ('" + late + "', '" + skipped + "') AND aggregate_version = 3"), n -> n == 4);
+            for (String topic : List.of(TOPIC, "outbox.Order")) {
+                producer.send(ReactiveInboxParking.strictRecord(topic, late, 2, "OrderPaid", "{\"orderId\":\"" + late
+                        + "\",\"customerId\":\"wf-late-" + late + "\",\"amount\":3}")).get(30, TimeUnit.SECONDS);
+            }
+        }
+        await(Duration.ofSeconds(30), "v2 and then v3 of the late order at both consumers", () -> db.count(
+                "processed_event", "aggregate_id = '" + late + "'"), n -> n == 6);
+        List<List<Object>> entries = db.rows("SELECT version, previous_version FROM invoice_entry WHERE order_id = ?"
+                + " ORDER BY version", late);
+        assertEquals(3, entries.size(), "invoicing applied v1, v2, v3: " + entries);
+        assertEquals(2L, ((Number) entries.get(2).get(1)).longValue(), "v3 applied on top of v2: " + entries);
+
+        ExampleService service = ExampleService.fromSystemProperties();
+        for (String consumer : List.of("loyalty", "invoicing")) {
+            ExampleService.Reply reply = service.admin("operator", "operator-password", "POST", "gaps/skip",
+                    jakarta.json.Json.createObjectBuilder().add("consumer", consumer).add("aggregateType", "Order")
+                            .add("aggregateId", skipped).add("throughVersion", 2).add("reason", "v2 never recorded")
+                            .build().toString());
+            assertEquals(200, reply.status(), consumer + ": " + reply);
+        }
+        await(Duration.ofSeconds(30), "v3 of the skipped order applied at both idle consumers", () -> db.count(
+                "processed_event", "aggregate_id = '" + skipped + "' AND aggregate_version = 3"), n -> n == 2);
     }
 
     /** Issue 19 item 3: the loyalty drill (LoyaltyConsumer.STALL_PREFIX) holds the consumer 25 s, records wait. */

@@ -70,7 +70,12 @@ public class InboxInterceptor {
             }
             return null;
         }
-        nudge.delivered(consumer, message);
+        try {
+            nudge.delivered(consumer, message);
+        } catch (RuntimeException notNow) {
+            // R5.7's idle release is a convenience around the delivery: it never fails one
+            LOG.fine(() -> "consumer " + consumer + ": idle release not registered (" + notNow + ")");
+        }
         String id = message.getStringProperty(OutboxHeaders.EVENT_ID);
         if (id == null) {
             // Not an outbox message: it cannot be deduplicated. Acknowledge it rather than loop on it.
