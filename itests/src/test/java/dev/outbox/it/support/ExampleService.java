@@ -119,6 +119,16 @@ public final class ExampleService {
         return send(request);
     }
 
+    /**
+     * R5.7: the example's operator skips an order's missing versions at a consumer through the admin API
+     * ({@code POST gaps/skip}), with a reason.
+     */
+    public Reply skipGap(String consumer, String orderId, long throughVersion, String reason) {
+        return admin("operator", "operator-password", "POST", "gaps/skip", jakarta.json.Json.createObjectBuilder()
+                .add("consumer", consumer).add("aggregateType", "Order").add("aggregateId", orderId)
+                .add("throughVersion", throughVersion).add("reason", reason).build().toString());
+    }
+
     /** An admin call with one header set to a value of the test's choosing (an Accept, a Content-Type). */
     public Reply adminWithHeader(String user, String password, String method, String path, String header, String value) {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve("outbox-admin/api/" + path))
