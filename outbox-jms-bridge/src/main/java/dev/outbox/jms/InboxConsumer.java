@@ -19,6 +19,12 @@ import java.lang.annotation.Target;
  * message at all: on Open Liberty 26.0.0.3 with the embedded engine, a server killed during such a two-phase
  * commit left a message in doubt that was never redelivered (the kill -9 soak found it).
  *
+ * <p>A strict event that arrives before the versions it follows is stored and acknowledged, and applied by this
+ * MDB's {@code onMessage} in its turn (R5.7). When events can go on while the MDB receives nothing (an operator
+ * skipped a gap), the inbox sends it a message without an event, with only the property
+ * {@code outboxRelease} set to the consumer's name, on the queue it reads: an MDB with a message selector must let it
+ * through ({@code ... OR outboxRelease = 'shipping'}), or it applies them with its next message only.
+ *
  * <pre>{@code
  * @MessageDriven(...)
  * @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
