@@ -1,6 +1,7 @@
 package dev.outbox.jms;
 
 import dev.outbox.internal.config.Settings;
+import dev.outbox.internal.inbox.jms.ReleaseNudge;
 import dev.outbox.internal.inbox.watch.ConsumerSource;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -34,7 +35,8 @@ import java.util.logging.Logger;
  * <p>The depth is counted with a queue browser through {@code outbox.jms.connection-factory}, up to
  * {@link #COUNT_LIMIT} messages (a deeper queue shows as that many: enough to tell waiting from idle, and a browse
  * every two seconds stays cheap). An MDB with a message selector, or a queue shared with consumers of other
- * messages, must pass its selector: the depth counts only what this consumer would take.
+ * messages, must pass its selector: the depth counts only what this consumer would take. Watching also lets the
+ * inbox nudge the MDB on this queue from the start (R5.7: events released by a skip while it receives nothing).
  */
 @ApplicationScoped
 public class QueueWatch {
@@ -44,6 +46,9 @@ public class QueueWatch {
 
     @Inject
     ConsumerWatch watch;
+
+    @Inject
+    ReleaseNudge nudge;
 
     /**
      * @throws IllegalStateException naming {@code outbox.jms.connection-factory} when it names no connection factory
@@ -68,6 +73,13 @@ public class QueueWatch {
                     + "connection factory here: " + name, e);
         }
         watch.watch(consumer, new Depth(factory, queue, selector));
+        try {
+            // R5.7: from now on, not from its first message, an idle consumer is nudged to release what can go on
+            nudge.watched(consumer, queue, factory);
+        } catch (RuntimeException notNow) {
+            LOG.log(Level.WARNING, "consumer " + consumer + ": waiting events released by a skip wait for its first"
+                    + " message after this start (" + notNow.getClass().getName() + ")");
+        }
     }
 
     /** The depth of one queue, counted on every read: nothing is held open between reads. */

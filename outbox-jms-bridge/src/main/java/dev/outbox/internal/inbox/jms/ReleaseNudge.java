@@ -32,7 +32,8 @@ import java.util.logging.Logger;
  * around its onMessage then sweeps instead of calling the bean (an MDB instance can only be called by the container,
  * inside a delivery). The nudge is non-persistent and expires: a lost one is sent again by the next round; a
  * consumer that answers none of three (a selector that keeps nudges out) is warned about once and asked once a
- * minute. Registered at the consumer's first delivery after start: until then its next message is its sweep.
+ * minute. Registered at the application's start where it watches the consumer ({@code QueueWatch.watch}), else at
+ * the consumer's first delivery after start: until then its next message is its sweep.
  */
 @ApplicationScoped
 public class ReleaseNudge {
@@ -86,6 +87,18 @@ public class ReleaseNudge {
         if (known == null || !known.queue.equals(queue)) {
             consumers.put(consumer, new Nudged(queue));
         }
+        sweep.keep(consumer, () -> nudgeIfWanted(consumer));
+    }
+
+    /**
+     * Called at the application's start by {@link dev.outbox.jms.QueueWatch}: the queue the consumer reads and a
+     * connection factory, so a nudge reaches it before its first message after a restart (a skip made meanwhile).
+     */
+    public void watched(String consumer, Queue queue, ConnectionFactory connectionFactory) {
+        if (factory == null) {
+            factory = connectionFactory;
+        }
+        consumers.putIfAbsent(consumer, new Nudged(queue));
         sweep.keep(consumer, () -> nudgeIfWanted(consumer));
     }
 
