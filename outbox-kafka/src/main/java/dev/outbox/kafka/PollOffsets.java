@@ -35,7 +35,7 @@ final class PollOffsets implements ConsumerRebalanceListener {
     private static final Logger LOG = Logger.getLogger(PollOffsets.class.getName());
 
     private static final Duration HANDOVER_COMMIT = Duration.ofSeconds(5);
-    /** How often a quiet consumer checks that the group's committed offsets reached its position. */
+    /** How often a quiet consumer checks that the group's committed offsets reached its last done records. */
     static final long CATCH_UP_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final Duration CATCH_UP_READ = Duration.ofSeconds(2);
 

@@ -66,18 +66,16 @@ public class ConsumerInbox {
         }
     }
 
-    /**
-     * Skips the consumer's gaps before waiting events of the types {@code outbox.inbox.advisory-order} names, once
-     * older than the gap window (R5.7); nothing when the setting names no type.
-     */
+    /** Whether {@code outbox.inbox.advisory-order} names any type: without one, nothing is ever skipped by itself. */
     public boolean hasAdvisoryOrder() {
         return !settings.advisoryOrder().isEmpty();
     }
 
+    /**
+     * Skips the consumer's gaps before waiting events of the types {@code outbox.inbox.advisory-order} names, once
+     * they waited {@code outbox.inbox.advisory-wait-ms} (R5.7); nothing when the setting names no type.
+     */
     public void skipAdvisoryGaps(String consumer, int limit) throws SQLException {
-        if (settings.advisoryOrder().isEmpty()) {
-            return;
-        }
         requireTransaction();
         try (Connection connection = database.connect()) {
             for (Resequencer.Skip skip : resequencer(connection).skipAdvisoryGaps(consumer, settings.advisoryWait(),

@@ -268,9 +268,7 @@ public final class InboxStore {
     public List<Waited> longestWaiting(String consumer, String eventType, int limit) throws SQLException {
         List<Waited> waited = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement(WAITING_OLDEST_OF_TYPE)) {
-            select.setString(1, consumer);
-            select.setString(2, eventType);
-            select.setInt(3, limit);
+            bind(select, consumer, eventType, limit);
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
                     waited.add(new Waited(rs.getString("aggregate_type"), rs.getString("aggregate_id"),
@@ -298,11 +296,7 @@ public final class InboxStore {
     public Optional<String> skippedBy(String consumer, String aggregateType, String aggregateId, long version)
             throws SQLException {
         try (PreparedStatement select = connection.prepareStatement(SKIPPED_AT)) {
-            select.setString(1, consumer);
-            select.setString(2, aggregateType);
-            select.setString(3, aggregateId);
-            select.setLong(4, version);
-            select.setLong(5, version);
+            bind(select, consumer, aggregateType, aggregateId, version, version);
             try (ResultSet rs = select.executeQuery()) {
                 return rs.next() ? Optional.of(rs.getString("skipped_by")) : Optional.empty();
             }
