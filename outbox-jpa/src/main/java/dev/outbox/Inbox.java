@@ -35,7 +35,12 @@ public class Inbox {
          */
         CONFLICT,
         /** A version an operator skipped, arriving after the decision: recorded, reported, nothing ran (R5.7). */
-        SKIPPED
+        SKIPPED,
+        /**
+         * A type the consumer does not receive ({@code outbox.inbox.receives} names others for it): passed over,
+         * nothing ran, nothing marked (R5.7).
+         */
+        NOT_RECEIVED
     }
 
     /**

@@ -15,6 +15,13 @@ public final class OutboxHeaders {
     public static final String SCHEMA_VERSION = "outboxSchemaVersion";
     /** The event type's ordering policy, {@code strict} or {@code independent} (R4.6): consumers gate only strict types. */
     public static final String ORDERING = "outboxOrdering";
+    /**
+     * For each event type earlier in the aggregate's history, its latest version below this event, as
+     * {@code OrderPlaced=1,OrderPaid=4}; absent on an aggregate's first event and where the earlier events are no
+     * longer in the outbox. A consumer that receives only some types ({@code outbox.inbox.receives}) waits for the
+     * latest of its own types, not for versions it never receives (R5.7).
+     */
+    public static final String PREVIOUS_VERSIONS = "outboxPreviousVersions";
     /** Set instead of a body when the event stores its body by reference (R3.5). */
     public static final String PAYLOAD_REFERENCE = "outboxPayloadReference";
     /**

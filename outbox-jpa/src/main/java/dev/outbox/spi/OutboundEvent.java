@@ -20,19 +20,29 @@ import java.time.OffsetDateTime;
  * @param ordering     its event type's ordering policy, sent with the message so consumers know it (R4.6)
  * @param trace        the trace context it was recorded in, sent as the {@code traceparent} and {@code tracestate}
  *                     headers (R6.7); null when it was recorded outside a traced span
+ * @param previousVersions for each event type earlier in the aggregate's history, its latest version below this
+ *                     event ({@code OrderPlaced=1,OrderPaid=4}), sent as the {@code outboxPreviousVersions} header
+ *                     so a consumer receiving only some types knows which version it waits for (R5.7); null when
+ *                     none is known (the aggregate's first event, or its earlier events were cleaned up)
  */
 public record OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion,
-                            boolean shadow, Ordering ordering, TraceContext trace) {
+                            boolean shadow, Ordering ordering, TraceContext trace, String previousVersions) {
+
+    /** An event whose earlier versions are not known by type (the record's shape before R5.7's partial views). */
+    public OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion,
+                         boolean shadow, Ordering ordering, TraceContext trace) {
+        this(id, event, createdAt, attempt, leaseVersion, shadow, ordering, trace, null);
+    }
 
     /** An event recorded outside a traced span (the record's shape before R6.7). */
     public OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion,
                          boolean shadow, Ordering ordering) {
-        this(id, event, createdAt, attempt, leaseVersion, shadow, ordering, null);
+        this(id, event, createdAt, attempt, leaseVersion, shadow, ordering, null, null);
     }
 
     /** An event the outbox publishes itself, of a strictly ordered type, recorded outside a traced span. */
     public OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion) {
-        this(id, event, createdAt, attempt, leaseVersion, false, Ordering.STRICT, null);
+        this(id, event, createdAt, attempt, leaseVersion, false, Ordering.STRICT, null, null);
     }
 
     /** How logs name this event: ids, versions and attempts, never the payload (R6.3). */

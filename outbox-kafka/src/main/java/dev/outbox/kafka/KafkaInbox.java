@@ -238,29 +238,27 @@ public class KafkaInbox {
             }
             List<InboxAttempt.Delivery> deliveries = new ArrayList<>(batch.size());
             for (ConsumerRecord<String, String> record : batch) {
-                RecordHeaders headers = RecordHeaders.of(record);
-                InboxedEvent event = headers.event(record.value()).orElse(null);
-                if (event == null) {
+                Received received = RecordHeaders.of(record).received(record.value()).orElse(null);
+                if (received == null) {
                     return false;
                 }
-                deliveries.add(new InboxAttempt.Delivery(new Received(event, headers.position()),
-                        turn -> change.accept(turn.event())));
+                deliveries.add(new InboxAttempt.Delivery(received, turn -> change.accept(turn.event())));
             }
             return attempt.attemptTogether(consumer, deliveries).isPresent();
         }
 
         private void handle(ConsumerRecord<String, String> record) {
             RecordHeaders headers = RecordHeaders.of(record);
-            InboxedEvent event = headers.event(record.value()).orElse(null);
-            if (event == null) {
+            Received received = headers.received(record.value()).orElse(null);
+            if (received == null) {
                 // Not an outbox record: it cannot be deduplicated. Park it rather than loop on it (or drop it).
                 deadLetters.park(consumer, record.topic(), record.key(), record.value(), record.headers(),
                         "NotAnOutboxRecord", headers.position(), "a record without a valid outbox event id");
                 return;
             }
-            delivery.deliver(consumer, event, headers.position(), change, failure -> deadLetters.park(consumer,
+            delivery.deliver(consumer, received, change, failure -> deadLetters.park(consumer,
                     record.topic(), record.key(), record.value(), record.headers(), failure, headers.position(),
-                    event.describe()));
+                    received.event().describe()));
         }
     }
 }

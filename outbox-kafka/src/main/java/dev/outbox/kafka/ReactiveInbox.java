@@ -1,6 +1,7 @@
 package dev.outbox.kafka;
 
 import dev.outbox.InboxedEvent;
+import dev.outbox.internal.inbox.Received;
 import dev.outbox.internal.inbox.kafka.DeadLetters;
 import dev.outbox.internal.config.Setting;
 import dev.outbox.internal.config.InvalidSettingException;
@@ -119,17 +120,17 @@ public class ReactiveInbox {
         Source source = Source.of(message);
         Optional<RecordHeaders> headers = Optional.ofNullable(source.headers())
                 .map(found -> new RecordHeaders(found, source.position()));
-        InboxedEvent event = headers.flatMap(h -> h.event(message.getPayload())).orElse(null);
+        Received received = headers.flatMap(h -> h.received(message.getPayload())).orElse(null);
         String position = source.position();
         String topic = source.topic();
         String key = source.key();
         Headers kafkaHeaders = source.headers();
-        if (event == null) {
+        if (received == null) {
             deadLetters.park(consumer, topic, key, message.getPayload(), kafkaHeaders, "NotAnOutboxRecord", position,
                     "a message without a valid outbox event id");
         } else {
-            delivery.deliver(consumer, event, position, change, failure -> deadLetters.park(consumer, topic, key,
-                    message.getPayload(), kafkaHeaders, failure, position, event.describe()));
+            delivery.deliver(consumer, received, change, failure -> deadLetters.park(consumer, topic, key,
+                    message.getPayload(), kafkaHeaders, failure, position, received.event().describe()));
         }
         watch.progressed(consumer);
         return acknowledge(consumer, message, position);

@@ -1,7 +1,10 @@
 package dev.outbox.internal.config;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -12,8 +15,30 @@ import java.util.function.Function;
 public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String dataSource, String dialect,
                              Duration inboxRetention, Duration inboxGapWindow, int brokerMaxDeliveries,
                              String transactionRegistry, Set<String> advisoryOrder,
-                             Duration advisoryWait) {
+                             Duration advisoryWait, Map<String, Set<String>> receives) {
 
+    public OutboxSettings {
+        receives = Map.copyOf(receives);
+    }
+
+
+    /** {@code outbox.inbox.receives}: consumer:EventType items, by consumer. */
+    static Map<String, Set<String>> receives(Set<String> items) {
+        Map<String, Set<String>> byConsumer = new TreeMap<>();
+        for (String item : items) {
+            int colon = item.indexOf(':');
+            if (colon <= 0 || colon == item.length() - 1 || item.indexOf(':', colon + 1) >= 0) {
+                throw new InvalidSettingException(Settings.INBOX_RECEIVES.name(),
+                        "must list consumer:EventType items separated by commas; item '" + item + "' is not one",
+                        String.join(",", items));
+            }
+            byConsumer.computeIfAbsent(item.substring(0, colon).trim(), consumer -> new TreeSet<>())
+                    .add(item.substring(colon + 1).trim());
+        }
+        Map<String, Set<String>> frozen = new TreeMap<>();
+        byConsumer.forEach((consumer, types) -> frozen.put(consumer, Set.copyOf(types)));
+        return frozen;
+    }
 
     public static OutboxSettings read(Function<String, Optional<String>> source) {
         Duration gapWindow = Settings.INBOX_GAP_WINDOW.millis(source);
@@ -27,6 +52,7 @@ public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String d
                 gapWindow, deliveries,
                 Settings.TRANSACTION_REGISTRY.text(source),
                 Set.copyOf(Settings.INBOX_ADVISORY_ORDER.list(source)),
-                Settings.INBOX_ADVISORY_WAIT.millis(source));
+                Settings.INBOX_ADVISORY_WAIT.millis(source),
+                receives(Settings.INBOX_RECEIVES.list(source)));
     }
 }

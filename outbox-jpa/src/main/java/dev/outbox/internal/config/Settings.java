@@ -162,6 +162,16 @@ public final class Settings {
                     + "as skipped and its effect is never applied if its type is advisory too; if it is not, it is "
                     + "parked at the consumer as a conflict for an operator (R5.7). Use it only where a later version "
                     + "makes an earlier one's effect redundant.");
+    public static final Setting INBOX_RECEIVES = Setting.list("outbox.inbox.receives", INBOX,
+            "The event types a consumer receives, where it receives only some of an aggregate's types (a JMS selector, "
+                    + "per-type Kafka topics, a consumer that needs only some), as consumer:EventType items, such as "
+                    + "'loyalty:OrderPaid, shipping:OrderPaid, shipping:OrderCancelled' (none by default: every consumer "
+                    + "receives every type). A strict event waits at such a consumer only for the latest earlier "
+                    + "version of the types it receives, read from the message's outboxPreviousVersions header, never "
+                    + "for versions it will not receive; a message of another type that reaches it is acknowledged "
+                    + "and passed over, its change not called and nothing marked (R5.7). A consumer missing from the "
+                    + "list waits for every version before an event: one that does not receive them all stalls at "
+                    + "each missing version until an operator skips it.");
     public static final Setting INBOX_ADVISORY_WAIT = Setting.millis("outbox.inbox.advisory-wait-ms", INBOX, 60_000,
             1_000, 86_400_000, "How long an event of an advisory type (outbox.inbox.advisory-order) waits for the "
                     + "versions before it before its consumer skips them: longer than the broker's redelivery delays "

@@ -119,7 +119,7 @@ public class ConsumerInbox {
 
     private Resequencer resequencer(Connection connection) {
         return new Resequencer(new InboxStore(connection, database.dialect()), settings.inboxRetention(),
-                settings.advisoryOrder());
+                settings.advisoryOrder(), settings.receives());
     }
 
     private void requireTransaction() {

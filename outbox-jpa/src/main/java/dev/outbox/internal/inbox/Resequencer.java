@@ -12,6 +12,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -84,6 +85,7 @@ public final class Resequencer {
     private final InboxStore store;
     private final Duration retention;
     private final Set<String> advisoryTypes;
+    private final Map<String, Set<String>> receives;
 
     /** @param retention how long a mark is kept ({@code outbox.inbox.retention}, R5.6) */
     public Resequencer(InboxStore store, Duration retention) {
@@ -92,9 +94,35 @@ public final class Resequencer {
 
     /** With the event types whose order is only advisory at this consumer ({@code outbox.inbox.advisory-order}). */
     public Resequencer(InboxStore store, Duration retention, Set<String> advisoryTypes) {
+        this(store, retention, advisoryTypes, Map.of());
+    }
+
+    /**
+     * @param receives by consumer, the event types it receives where it receives only some of them
+     *                 ({@code outbox.inbox.receives}); a consumer missing here receives every type
+     */
+    public Resequencer(InboxStore store, Duration retention, Set<String> advisoryTypes,
+                       Map<String, Set<String>> receives) {
         this.store = store;
         this.retention = retention;
         this.advisoryTypes = Set.copyOf(advisoryTypes);
+        this.receives = Map.copyOf(receives);
+    }
+
+    /**
+     * R5.7: the version an event follows at this consumer. At a consumer that receives every type, the one just
+     * before it; at one that receives only some, the latest earlier version of those, from the event's header (a
+     * message without the header is taken the safe way: the version just before it).
+     */
+    private long waitsFor(String consumer, Received received) {
+        long version = received.event().aggregateVersion();
+        Set<String> types = receives.get(consumer);
+        return types == null || received.previous() == null ? version - 1 : received.previous().latestOf(types);
+    }
+
+    /** What the marks and the waiting rows keep of {@link #waitsFor}: null for the version just before it. */
+    private static Long previousColumn(long version, long waitsFor) {
+        return waitsFor == version - 1 ? null : waitsFor;
     }
 
     /**
@@ -104,26 +132,31 @@ public final class Resequencer {
      */
     public Result receive(String consumer, Received received, Change change, long releaseBelow) throws Exception {
         InboxedEvent event = received.event();
+        Set<String> types = receives.get(consumer);
+        if (types != null && !types.contains(event.eventType())) {
+            return Result.of(Inbox.Receipt.NOT_RECEIVED); // R5.7: not one of its types; its successors never wait for it
+        }
         if (event.aggregateVersion() == null || event.aggregateType() == null || event.aggregateId() == null) {
-            if (!mark(consumer, event)) {
+            if (!mark(consumer, event, null)) {
                 return duplicate(consumer, event.eventId());
             }
             change.apply(received);
             return Result.of(Inbox.Receipt.FIRST);
         }
         long highWater = store.lockHighWater(consumer, event.aggregateType(), event.aggregateId());
-        return switch (VersionCheck.decide(event.ordering(), highWater, event.aggregateVersion())) {
-            case APPLY -> apply(consumer, received, change, highWater, releaseBelow);
-            case WAIT -> waitForTurn(consumer, received);
+        long waitsFor = waitsFor(consumer, received);
+        return switch (VersionCheck.decide(event.ordering(), highWater, event.aggregateVersion(), waitsFor)) {
+            case APPLY -> apply(consumer, received, change, highWater, waitsFor, releaseBelow);
+            case WAIT -> waitForTurn(consumer, received, waitsFor);
             case BEHIND -> behind(consumer, received);
         };
     }
 
-    private Result apply(String consumer, Received received, Change change, long highWater, long releaseBelow)
-            throws Exception {
+    private Result apply(String consumer, Received received, Change change, long highWater, long waitsFor,
+                         long releaseBelow) throws Exception {
         InboxedEvent event = received.event();
         long version = event.aggregateVersion();
-        boolean next = version == highWater + 1;
+        boolean next = waitsFor <= highWater;
         // Read for an independent event ahead of its turn too: a strict event may wait at its version (R7.7).
         List<WaitingRow> waiting = store.waitingFrom(consumer, event.aggregateType(), event.aggregateId(), version);
         Optional<WaitingRow> atVersion = waiting.stream().filter(row -> row.event().aggregateVersion() == version)
@@ -152,7 +185,7 @@ public final class Resequencer {
         if (!marked.isEmpty()) {
             return parkConflict(consumer, received, marked.get(0));
         }
-        if (!mark(consumer, event)) {
+        if (!mark(consumer, event, previousColumn(version, waitsFor))) {
             return duplicate(consumer, event.eventId());
         }
         change.apply(received);
@@ -183,8 +216,8 @@ public final class Resequencer {
                 page.addAll(store.waitingFrom(consumer, aggregateType, aggregateId, reached + 1));
                 more = page.size() == InboxStore.WAITING_PAGE;
             }
-            if (page.isEmpty() || page.get(0).event().aggregateVersion() != reached + 1
-                    || reached + 1 >= releaseBelow) {
+            if (page.isEmpty() || page.get(0).waitsFor() > reached
+                    || page.get(0).event().aggregateVersion() >= releaseBelow) {
                 break;
             }
             if (released.size() == RELEASE_CAP) {
@@ -194,7 +227,7 @@ public final class Resequencer {
             WaitingRow row = page.remove(0);
             Received successor = new Received(row.event(), row.brokerId(), row.properties());
             store.endWaiting(consumer, row.event().eventId());
-            if (mark(consumer, row.event())) {
+            if (mark(consumer, row.event(), row.previousVersion())) {
                 applySuccessor(change, successor);
                 released.add(successor);
             }
@@ -219,7 +252,7 @@ public final class Resequencer {
         }
     }
 
-    private Result waitForTurn(String consumer, Received received) throws SQLException {
+    private Result waitForTurn(String consumer, Received received, long waitsFor) throws SQLException {
         InboxedEvent event = received.event();
         List<WaitingRow> waiting = store.waitingFrom(consumer, event.aggregateType(), event.aggregateId(),
                 event.aggregateVersion());
@@ -240,7 +273,8 @@ public final class Resequencer {
         if (store.isConflict(consumer, event.eventId())) {
             return Result.of(Inbox.Receipt.DUPLICATE);
         }
-        store.startWaiting(consumer, event, received.brokerId(), received.properties());
+        store.startWaiting(consumer, event, received.brokerId(), received.properties(),
+                previousColumn(event.aggregateVersion(), waitsFor));
         return Result.of(Inbox.Receipt.WAITING);
     }
 
@@ -265,7 +299,7 @@ public final class Resequencer {
                 // to lose this one, so an operator does (R5.7), as for a fork.
                 return parkConflict(consumer, received, null);
             }
-            mark(consumer, event); // its redeliveries are duplicates from here on
+            mark(consumer, event, null); // its redeliveries are duplicates from here on
             return Result.of(Inbox.Receipt.SKIPPED);
         }
         // Below the mark with no mark of its own: the event applied at this version is past the marks' retention,
@@ -345,7 +379,7 @@ public final class Resequencer {
                 // Decided after the lock: the event that waited that long must still be the first one waiting and
                 // still behind a gap (a delivery may have closed it meanwhile, leaving a younger one first).
                 if (waiting.isEmpty() || waiting.get(0).event().aggregateVersion() != waited.version()
-                        || waited.version() == highWater + 1) {
+                        || waiting.get(0).waitsFor() <= highWater) {
                     continue;
                 }
                 skipped.add(skip(consumer, waited.aggregateType(), waited.aggregateId(), waited.version() - 1,
@@ -387,9 +421,9 @@ public final class Resequencer {
         return Result.of(Inbox.Receipt.DUPLICATE);
     }
 
-    private boolean mark(String consumer, InboxedEvent event) throws SQLException {
+    private boolean mark(String consumer, InboxedEvent event, Long previousVersion) throws SQLException {
         // The mark's retention is days long: this server's clock is good enough for it.
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        return store.mark(consumer, event, now, now.plus(retention));
+        return store.mark(consumer, event, previousVersion, now, now.plus(retention));
     }
 }

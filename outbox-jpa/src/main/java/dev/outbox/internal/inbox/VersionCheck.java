@@ -12,7 +12,7 @@ public final class VersionCheck {
 
     /** Where one event stands, given what the consumer passed before. */
     public enum Verdict {
-        /** The next version, or an independent type's above the mark: apply it now. */
+        /** The next version (all it follows is passed), or an independent type's above the mark: apply it now. */
         APPLY,
         /** A strict type whose earlier versions are missing: store it, acknowledge it, apply it in its turn. */
         WAIT,
@@ -30,14 +30,21 @@ public final class VersionCheck {
      * @param ordering  the event type's policy, as its message says
      * @param highWater the consumer's high-water mark of this aggregate (0: nothing passed yet)
      * @param version   this event's aggregate version
+     * @param waitsFor  the version this event follows at this consumer: the one just before it, or, at a consumer
+     *                  that receives only some types, the latest earlier version of those types (0: none)
      */
-    public static Verdict decide(Ordering ordering, long highWater, long version) {
+    public static Verdict decide(Ordering ordering, long highWater, long version, long waitsFor) {
         if (version <= highWater) {
             return Verdict.BEHIND;
         }
-        if (version == highWater + 1 || ordering == Ordering.INDEPENDENT) {
+        if (waitsFor <= highWater || ordering == Ordering.INDEPENDENT) {
             return Verdict.APPLY;
         }
         return Verdict.WAIT;
+    }
+
+    /** At a consumer that receives every type: each version follows the one just before it. */
+    public static Verdict decide(Ordering ordering, long highWater, long version) {
+        return decide(ordering, highWater, version, version - 1);
     }
 }

@@ -25,7 +25,8 @@ public final class Claims {
 
     /** The columns a claim returns, in {@link #readClaimed} order. */
     public static final String CLAIMED_COLUMNS = "event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
-            + " payload, payload_ref, created_at, attempts, lease_version, publish_mode, trace_parent, trace_state";
+            + " payload, payload_ref, created_at, attempts, lease_version, publish_mode, trace_parent, trace_state,"
+            + " previous_versions";
 
     /** Takes a follower into the claim of its head: still pending and due, as the walk saw it. */
     public static final String TAKE_FOLLOWER = "UPDATE outbox_event SET claimed_by = ?, lease_version = lease_version + 1,"
@@ -181,7 +182,8 @@ public final class Claims {
                     rs.getObject("created_at", OffsetDateTime.class), rs.getInt("attempts"), rs.getLong("lease_version"),
                     "SHADOW".equals(rs.getString("publish_mode")), request.orderingOf(event.eventType()),
                     // R6.7: a damaged context on a row (written by hand) is sent as none rather than failing the claim
-                    TraceContext.read(rs.getString("trace_parent"), rs.getString("trace_state")).orElse(null)));
+                    TraceContext.read(rs.getString("trace_parent"), rs.getString("trace_state")).orElse(null),
+                    rs.getString("previous_versions")));
         }
         // RETURNING and a CAS loop hand rows back in no defined order; the transports keep the batch's order, so
         // put one aggregate's versions in order here (R9.1), also for independent types that share a batch.

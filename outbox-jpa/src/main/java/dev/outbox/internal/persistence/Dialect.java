@@ -2,6 +2,7 @@ package dev.outbox.internal.persistence;
 
 import dev.outbox.EventId;
 import dev.outbox.OutboxEvent;
+import dev.outbox.internal.event.PreviousVersions;
 import dev.outbox.spi.OutboundEvent;
 
 import java.net.URI;
@@ -13,6 +14,7 @@ import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -65,14 +67,15 @@ public interface Dialect {
      * run in order, so the newest version a schema answers says how far it is. V1, V4 and V6 have none of their
      * own (a table V2's probe needs too, an index, a column default): a later version's answer implies them.
      */
-    NavigableMap<Integer, String> SCHEMA_PROBES = Collections.unmodifiableNavigableMap(new TreeMap<>(Map.of(
-            2, "SELECT effect_key FROM side_effect WHERE 1 = 0",
-            3, "SELECT publish_mode FROM outbox_event WHERE 1 = 0",
-            5, "SELECT item_no FROM outbox_replay_event WHERE 1 = 0",
-            7, "SELECT requester FROM outbox_replay_requester WHERE 1 = 0",
-            8, "SELECT parked_at FROM outbox_event WHERE 1 = 0",
-            9, "SELECT trace_state FROM outbox_event WHERE 1 = 0",
-            10, "SELECT reason FROM inbox_skip WHERE 1 = 0")));
+    NavigableMap<Integer, String> SCHEMA_PROBES = Collections.unmodifiableNavigableMap(new TreeMap<>(Map.ofEntries(
+            Map.entry(2, "SELECT effect_key FROM side_effect WHERE 1 = 0"),
+            Map.entry(3, "SELECT publish_mode FROM outbox_event WHERE 1 = 0"),
+            Map.entry(5, "SELECT item_no FROM outbox_replay_event WHERE 1 = 0"),
+            Map.entry(7, "SELECT requester FROM outbox_replay_requester WHERE 1 = 0"),
+            Map.entry(8, "SELECT parked_at FROM outbox_event WHERE 1 = 0"),
+            Map.entry(9, "SELECT trace_state FROM outbox_event WHERE 1 = 0"),
+            Map.entry(10, "SELECT reason FROM inbox_skip WHERE 1 = 0"),
+            Map.entry(11, "SELECT previous_version FROM inbox_waiting WHERE 1 = 0"))));
 
     /** Reads what the latest schema script adds: fails where the schema is older ({@link #schemaScripts}). */
     String LATEST_SCHEMA_PROBE = SCHEMA_PROBES.lastEntry().getValue();
@@ -95,7 +98,8 @@ public interface Dialect {
                 folder + "V7__replay_requesters.sql",
                 folder + "V8__parked_at_and_waiting_replays.sql",
                 folder + "V9__trace_context.sql",
-                folder + "V10__inbox_waiting_conflicts_and_skips.sql");
+                folder + "V10__inbox_waiting_conflicts_and_skips.sql",
+                folder + "V11__previous_versions.sql");
     }
 
     /**
@@ -103,8 +107,10 @@ public interface Dialect {
      * one event, one JDBC batch for several, executed now so that a violated key fails the command (R3.1, R3.3).
      */
     default void record(Connection connection, List<PendingRow> rows) throws SQLException {
+        List<PreviousVersions> previous = previousVersions(connection, rows);
         try (PreparedStatement insert = connection.prepareStatement(OutboxRows.RECORD)) {
-            for (PendingRow row : rows) {
+            for (int i = 0; i < rows.size(); i++) {
+                PendingRow row = rows.get(i);
                 OutboxEvent event = row.event();
                 insert.setObject(1, row.eventId().value());
                 insert.setString(2, event.aggregateType());
@@ -119,6 +125,8 @@ public interface Dialect {
                 insert.setString(10, row.publishMode());
                 insert.setString(11, row.trace() == null ? null : row.trace().traceParent());
                 insert.setString(12, row.trace() == null ? null : row.trace().traceState());
+                // R5.7: sent for every version after the first, empty where the earlier events were cleaned up
+                insert.setString(13, event.aggregateVersion() > 1 ? previous.get(i).text() : null);
                 if (rows.size() > 1) {
                     insert.addBatch();
                 }
@@ -127,6 +135,51 @@ public interface Dialect {
                 insert.executeUpdate();
             } else {
                 insert.executeBatch();
+            }
+        }
+    }
+
+    /**
+     * R5.7: each row's {@link PreviousVersions}, from the event just before it: recorded by the same command (no
+     * statement), else read once by the aggregate's unique key. None where that event is gone (cleaned up) or there
+     * is none (version 1).
+     */
+    private static List<PreviousVersions> previousVersions(Connection connection, List<PendingRow> rows)
+            throws SQLException {
+        Map<String, PreviousVersions> afterRecorded = new HashMap<>(); // "type/id@version" -> what its successor carries
+        List<PreviousVersions> previous = new ArrayList<>(rows.size());
+        for (PendingRow row : rows) {
+            OutboxEvent event = row.event();
+            String aggregate = event.aggregateType() + "/" + event.aggregateId() + "@";
+            long version = event.aggregateVersion();
+            PreviousVersions own = afterRecorded.get(aggregate + (version - 1));
+            if (own == null) {
+                own = version > 1 ? readPrevious(connection, event) : PreviousVersions.NONE;
+            }
+            previous.add(own);
+            afterRecorded.put(aggregate + version, own.then(event.eventType(), version));
+        }
+        return previous;
+    }
+
+    private static PreviousVersions readPrevious(Connection connection, OutboxEvent event) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(OutboxRows.PREVIOUS_OF)) {
+            select.setString(1, event.aggregateType());
+            select.setString(2, event.aggregateId());
+            select.setLong(3, event.aggregateVersion() - 1);
+            try (ResultSet rs = select.executeQuery()) {
+                if (!rs.next()) {
+                    return PreviousVersions.NONE; // cleaned up: every version before it was published long ago
+                }
+                String type = rs.getString("event_type");
+                PreviousVersions before;
+                try {
+                    String text = rs.getString("previous_versions");
+                    before = text == null ? PreviousVersions.NONE : PreviousVersions.parse(text);
+                } catch (IllegalArgumentException damaged) {
+                    before = PreviousVersions.NONE; // a row changed by hand: its own type still counts
+                }
+                return before.then(type, event.aggregateVersion() - 1);
             }
         }
     }
@@ -185,8 +238,16 @@ public interface Dialect {
      * the event, false for a duplicate (R5.1). Must not abort the transaction on a duplicate.
      */
     boolean markProcessed(Connection connection, String consumer, UUID eventId, String aggregateType,
-                          String aggregateId, Long aggregateVersion, OffsetDateTime now,
+                          String aggregateId, Long aggregateVersion, Long previousVersion, OffsetDateTime now,
                           OffsetDateTime retainUntil) throws SQLException;
+
+    /** The mark of an event that follows the version just before it (every consumer receiving all types). */
+    default boolean markProcessed(Connection connection, String consumer, UUID eventId, String aggregateType,
+                                  String aggregateId, Long aggregateVersion, OffsetDateTime now,
+                                  OffsetDateTime retainUntil) throws SQLException {
+        return markProcessed(connection, consumer, eventId, aggregateType, aggregateId, aggregateVersion, null, now,
+                retainUntil);
+    }
 
     /** Creates a consumer's high-water row for an aggregate unless it exists; never aborts the transaction. */
     void startHighWater(Connection connection, String consumer, String aggregateType, String aggregateId,

@@ -105,11 +105,11 @@ public final class H2Dialect implements Dialect {
     /** Insert-if-absent in one statement; a concurrent twin fails on the key and its transaction is retried. */
     @Override
     public boolean markProcessed(Connection connection, String consumer, UUID eventId, String aggregateType,
-                                 String aggregateId, Long aggregateVersion, OffsetDateTime now,
+                                 String aggregateId, Long aggregateVersion, Long previousVersion, OffsetDateTime now,
                                  OffsetDateTime retainUntil) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(InboxMarks.MARK_UNLESS_MARKED)) {
             InboxMarks.bindMarkUnlessMarked(insert, consumer, eventId, aggregateType, aggregateId, aggregateVersion,
-                    now, retainUntil);
+                    previousVersion, now, retainUntil);
             return insert.executeUpdate() == 1;
         }
     }

@@ -20,7 +20,7 @@ public final class InboxMarks {
     public static final int MARKED_ABOVE_PAGE = 1000;
 
     /** The versions above the high-water mark a consumer has marked already (applied out of order), lowest first. */
-    public static final String MARKED_ABOVE = "SELECT aggregate_version FROM processed_event WHERE consumer = ? AND aggregate_type = ?"
+    public static final String MARKED_ABOVE = "SELECT aggregate_version, previous_version FROM processed_event WHERE consumer = ? AND aggregate_type = ?"
             + " AND aggregate_id = ? AND aggregate_version > ? ORDER BY aggregate_version FETCH FIRST "
             + MARKED_ABOVE_PAGE + " ROWS ONLY";
 
@@ -58,20 +58,23 @@ public final class InboxMarks {
      * {@link #bindMarkUnlessMarked}.
      */
     public static final String MARK_UNLESS_MARKED = "INSERT INTO processed_event (consumer, event_id, aggregate_type,"
-            + " aggregate_id, aggregate_version, processed_at, retain_until) SELECT ?, ?, ?, ?, ?, ?, ? FROM DUAL"
+            + " aggregate_id, aggregate_version, processed_at, retain_until, previous_version)"
+            + " SELECT ?, ?, ?, ?, ?, ?, ?, ? FROM DUAL"
             + " WHERE NOT EXISTS (SELECT 1 FROM processed_event WHERE consumer = ? AND event_id = ?)";
 
     public static void bindMarkUnlessMarked(PreparedStatement insert, String consumer, UUID eventId, String aggregateType,
-                                            String aggregateId, Long aggregateVersion, OffsetDateTime now,
-                                            OffsetDateTime retainUntil) throws SQLException {
-        bindMark(insert, consumer, eventId, aggregateType, aggregateId, aggregateVersion, now, retainUntil);
-        insert.setString(8, consumer);
-        insert.setObject(9, eventId);
+                                            String aggregateId, Long aggregateVersion, Long previousVersion,
+                                            OffsetDateTime now, OffsetDateTime retainUntil) throws SQLException {
+        bindMark(insert, consumer, eventId, aggregateType, aggregateId, aggregateVersion, previousVersion, now,
+                retainUntil);
+        insert.setString(9, consumer);
+        insert.setObject(10, eventId);
     }
 
+    /** Binds a mark's columns in the order of {@link #MARK_UNLESS_MARKED}, the previous version last. */
     public static void bindMark(PreparedStatement insert, String consumer, UUID eventId, String aggregateType,
-                         String aggregateId, Long aggregateVersion, OffsetDateTime now, OffsetDateTime retainUntil)
-            throws SQLException {
+                         String aggregateId, Long aggregateVersion, Long previousVersion, OffsetDateTime now,
+                         OffsetDateTime retainUntil) throws SQLException {
         insert.setString(1, consumer);
         insert.setObject(2, eventId);
         insert.setString(3, aggregateType);
@@ -83,6 +86,11 @@ public final class InboxMarks {
         }
         insert.setObject(6, now);
         insert.setObject(7, retainUntil);
+        if (previousVersion == null) {
+            insert.setNull(8, Types.BIGINT);
+        } else {
+            insert.setLong(8, previousVersion);
+        }
     }
 
     /** Duplicates the inbox absorbed, over every consumer whose marks share this database. */

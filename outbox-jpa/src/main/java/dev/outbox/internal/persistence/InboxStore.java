@@ -27,8 +27,17 @@ import java.util.UUID;
  */
 public final class InboxStore {
 
-    /** An event waiting at a consumer for the versions before it, as it was received. */
-    public record WaitingRow(InboxedEvent event, String brokerId, Map<String, String> properties, int failures) {
+    /**
+     * An event waiting at a consumer for the versions before it, as it was received; {@code previousVersion} is the
+     * version it waits for where that is not the one just before it (a consumer receiving only some types, R5.7).
+     */
+    public record WaitingRow(InboxedEvent event, String brokerId, Map<String, String> properties, int failures,
+                             Long previousVersion) {
+
+        /** The version this event waits for at its consumer. */
+        public long waitsFor() {
+            return previousVersion == null ? event.aggregateVersion() - 1 : previousVersion;
+        }
     }
 
     /** A version the consumer already applied or holds, under which event id. */
@@ -60,21 +69,27 @@ public final class InboxStore {
             + " AND aggregate_id = ? AND aggregate_version = ?";
     public static final int WAITING_PAGE = 50;
     static final String WAITING_FROM = "SELECT event_id, aggregate_version, event_type, schema_version, ordering,"
-            + " payload, properties, trace_parent, trace_state, broker_id, failures FROM inbox_waiting"
+            + " payload, properties, trace_parent, trace_state, broker_id, failures, previous_version FROM inbox_waiting"
             + " WHERE consumer = ? AND aggregate_type = ? AND aggregate_id = ? AND aggregate_version >= ?"
             + " ORDER BY aggregate_version FETCH FIRST " + WAITING_PAGE + " ROWS ONLY";
     static final String WAITING_INSERT = "INSERT INTO inbox_waiting (consumer, event_id, aggregate_type, aggregate_id,"
             + " aggregate_version, event_type, schema_version, ordering, payload, properties, trace_parent, trace_state,"
-            + " broker_id, waiting_since) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP(6))";
+            + " broker_id, previous_version, waiting_since)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CURRENT_TIMESTAMP(6))";
     static final String WAITING_DELETE = "DELETE FROM inbox_waiting WHERE consumer = ? AND event_id = ?";
     static final String WAITING_FAILED = "UPDATE inbox_waiting SET failures = failures + 1, last_error_class = ?"
             + " WHERE consumer = ? AND event_id = ?";
     /** How often a consumer's sweep tries a waiting event whose change failed in its turn before leaving it. */
     public static final int RELEASE_TRIES = 10;
-    /** Aggregates whose next version is waiting: a skip or a failed release left them ready to go on. */
+    /**
+     * Aggregates whose next version is waiting (everything it waits for is passed): a skip or a failed release left
+     * them ready to go on.
+     */
     static final String READY = "SELECT w.aggregate_type, w.aggregate_id FROM inbox_waiting w JOIN inbox_high_water h"
             + " ON h.consumer = w.consumer AND h.aggregate_type = w.aggregate_type AND h.aggregate_id = w.aggregate_id"
-            + " WHERE w.consumer = ? AND w.aggregate_version = h.high_water + 1 AND w.failures < " + RELEASE_TRIES
+            + " WHERE w.consumer = ? AND w.aggregate_version > h.high_water"
+            + " AND COALESCE(w.previous_version, w.aggregate_version - 1) <= h.high_water AND w.failures < "
+            + RELEASE_TRIES
             + " ORDER BY w.waiting_since FETCH FIRST ? ROWS ONLY";
     /** A consumer's longest-waiting events of one type, with the database's clock to measure how long (R5.7). */
     static final String WAITING_OLDEST_OF_TYPE = "SELECT aggregate_type, aggregate_id, aggregate_version, waiting_since,"
@@ -102,11 +117,14 @@ public final class InboxStore {
         this.dialect = dialect;
     }
 
-    /** The inbox mark (R5.1); false when the consumer has one for this event already. */
-    public boolean mark(String consumer, InboxedEvent event, OffsetDateTime now, OffsetDateTime retainUntil)
-            throws SQLException {
+    /**
+     * The inbox mark (R5.1); false when the consumer has one for this event already. {@code previousVersion}: the
+     * version the event followed where that is not the one just before it (R5.7), else null.
+     */
+    public boolean mark(String consumer, InboxedEvent event, Long previousVersion, OffsetDateTime now,
+                        OffsetDateTime retainUntil) throws SQLException {
         return dialect.markProcessed(connection, consumer, event.eventId().value(), event.aggregateType(),
-                event.aggregateId(), event.aggregateVersion(), now, retainUntil);
+                event.aggregateId(), event.aggregateVersion(), previousVersion, now, retainUntil);
     }
 
     public void countDuplicate(String consumer, EventId eventId) throws SQLException {
@@ -145,8 +163,9 @@ public final class InboxStore {
     }
 
     /**
-     * Moves the high-water mark from {@code from} over every version marked in a row above it (independent events
-     * applied ahead of their turn count once the versions before them are in) and returns where it stops.
+     * Moves the high-water mark from {@code from} over every version marked in a row above it whose predecessor is
+     * passed (independent events applied ahead of their turn count once the versions before them are in; at a
+     * consumer receiving only some types, the versions between are of other types) and returns where it stops.
      */
     public long advanceHighWater(String consumer, String aggregateType, String aggregateId, long from)
             throws SQLException {
@@ -157,8 +176,13 @@ public final class InboxStore {
                 int rows = 0;
                 bind(marked, consumer, aggregateType, aggregateId, highWater);
                 try (ResultSet rs = marked.executeQuery()) {
-                    while (rs.next() && rs.getLong("aggregate_version") == highWater + 1) {
-                        highWater++;
+                    while (rs.next()) {
+                        long version = rs.getLong("aggregate_version");
+                        long previous = rs.getLong("previous_version");
+                        if ((rs.wasNull() ? version - 1 : previous) > highWater) {
+                            break;
+                        }
+                        highWater = version;
                         rows++;
                     }
                 }
@@ -203,17 +227,22 @@ public final class InboxStore {
                             Ordering.ofHeader(rs.getString("ordering")), rs.getString("payload"),
                             parent == null ? null
                                     : TraceContext.read(parent, rs.getString("trace_state")).orElse(null));
+                    long previous = rs.getLong("previous_version");
+                    Long previousVersion = rs.wasNull() ? null : previous;
                     waiting.add(new WaitingRow(event, rs.getString("broker_id"),
-                            decode(rs.getString("properties")), rs.getInt("failures")));
+                            decode(rs.getString("properties")), rs.getInt("failures"), previousVersion));
                 }
             }
         }
         return waiting;
     }
 
-    /** Stores an early event of a strict type until the versions before it are applied (R5.7). */
-    public void startWaiting(String consumer, InboxedEvent event, String brokerId, Map<String, String> properties)
-            throws SQLException {
+    /**
+     * Stores an early event of a strict type until the versions before it are applied (R5.7); {@code previousVersion}
+     * as for {@link #mark}.
+     */
+    public void startWaiting(String consumer, InboxedEvent event, String brokerId, Map<String, String> properties,
+                             Long previousVersion) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(WAITING_INSERT)) {
             insert.setString(1, consumer);
             insert.setObject(2, event.eventId().value());
@@ -232,6 +261,11 @@ public final class InboxStore {
             insert.setString(11, event.traceContext().map(TraceContext::traceParent).orElse(null));
             insert.setString(12, event.traceContext().map(TraceContext::traceState).orElse(null));
             insert.setString(13, brokerId);
+            if (previousVersion == null) {
+                insert.setNull(14, Types.BIGINT);
+            } else {
+                insert.setLong(14, previousVersion);
+            }
             insert.executeUpdate();
         }
     }

@@ -96,11 +96,11 @@ public final class MariaDbDialect implements Dialect {
 
     @Override
     public boolean markProcessed(Connection connection, String consumer, UUID eventId, String aggregateType,
-                                 String aggregateId, Long aggregateVersion, OffsetDateTime now,
+                                 String aggregateId, Long aggregateVersion, Long previousVersion, OffsetDateTime now,
                                  OffsetDateTime retainUntil) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(InboxMarks.MARK_UNLESS_MARKED)) {
             InboxMarks.bindMarkUnlessMarked(insert, consumer, eventId, aggregateType, aggregateId, aggregateVersion,
-                    now, retainUntil);
+                    previousVersion, now, retainUntil);
             return insertUnlessPresent(insert);
         }
     }

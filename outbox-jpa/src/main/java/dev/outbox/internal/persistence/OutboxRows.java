@@ -14,7 +14,14 @@ public final class OutboxRows {
      */
     public static final String RECORD = "INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version,"
             + " event_type, schema_version, payload, payload_ref, created_at, state, attempts, lease_version, publish_mode,"
-            + " trace_parent, trace_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', 0, 0, ?, ?, ?)";
+            + " trace_parent, trace_state, previous_versions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', 0, 0, ?, ?, ?, ?)";
+
+    /**
+     * R5.7: the event just before one being recorded, whose type and own previous versions give the new event's
+     * ({@code dev.outbox.internal.event.PreviousVersions}); the aggregate's unique key serves it.
+     */
+    public static final String PREVIOUS_OF = "SELECT event_type, previous_versions FROM outbox_event"
+            + " WHERE aggregate_type = ? AND aggregate_id = ? AND aggregate_version = ?";
 
     /** R4.2: confirm only while the claim is ours: same claimer, same lease version, still pending. */
     public static final String CLAIM_STILL_OURS = " WHERE event_id = ? AND claimed_by = ? AND lease_version = ? AND state = 'PENDING'";

@@ -100,12 +100,13 @@ public final class PostgreSqlDialect implements Dialect {
     /** ON CONFLICT DO NOTHING: a duplicate inserts nothing and, unlike a failed INSERT, keeps the tx usable. */
     @Override
     public boolean markProcessed(Connection connection, String consumer, UUID eventId, String aggregateType,
-                                 String aggregateId, Long aggregateVersion, OffsetDateTime now,
+                                 String aggregateId, Long aggregateVersion, Long previousVersion, OffsetDateTime now,
                                  OffsetDateTime retainUntil) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO processed_event (consumer, event_id,"
-                + " aggregate_type, aggregate_id, aggregate_version, processed_at, retain_until)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (consumer, event_id) DO NOTHING")) {
-            InboxMarks.bindMark(insert, consumer, eventId, aggregateType, aggregateId, aggregateVersion, now, retainUntil);
+                + " aggregate_type, aggregate_id, aggregate_version, processed_at, retain_until, previous_version)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (consumer, event_id) DO NOTHING")) {
+            InboxMarks.bindMark(insert, consumer, eventId, aggregateType, aggregateId, aggregateVersion,
+                    previousVersion, now, retainUntil);
             return insert.executeUpdate() == 1;
         }
     }

@@ -1,6 +1,8 @@
 package dev.outbox.internal.persistence;
 
 import dev.outbox.EventId;
+import dev.outbox.Inbox;
+import dev.outbox.internal.event.PreviousVersions;
 import dev.outbox.Ordering;
 import dev.outbox.OutboxEvent;
 import dev.outbox.TraceContext;
@@ -23,6 +25,8 @@ import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -159,6 +163,62 @@ public abstract class DialectContract {
         assertEquals(List.of(traced, untraced), claimed.stream().map(OutboundEvent::id).toList());
         assertEquals(recordedIn, claimed.get(0).trace(), "the recorded context, as recorded");
         assertNull(claimed.get(1).trace(), "an event recorded outside a span carries no context");
+    }
+
+    @Test
+    void eachRecordedEventCarriesTheLatestEarlierVersionOfEveryTypeBeforeItAcrossCommandsAndClaims()
+            throws SQLException {
+        // R5.7: what a consumer receiving only some types waits for, set at record time and sent with the claim.
+        dialect().record(connection, List.of(
+                new PendingRow(EventId.next(), OutboxEvent.of("Order", "o-types", 1, "OrderPlaced", "{}"), now, false),
+                new PendingRow(EventId.next(), OutboxEvent.of("Order", "o-types", 2, "OrderPaid", "{}"), now, false)));
+        dialect().record(connection, List.of(
+                new PendingRow(EventId.next(), OutboxEvent.of("Order", "o-types", 3, "OrderNoted", "{}"), now, false)));
+        dialect().record(connection, List.of(
+                new PendingRow(EventId.next(), OutboxEvent.of("Order", "o-types", 4, "OrderPaid", "{}"), now, false),
+                new PendingRow(EventId.next(), OutboxEvent.of("Order", "o-other", 1, "OrderPlaced", "{}"), now, false)));
+        // An aggregate whose earlier events were cleaned up: none known, said so (empty), not left unsaid (null).
+        dialect().record(connection, List.of(
+                new PendingRow(EventId.next(), OutboxEvent.of("Order", "o-cleaned", 7, "OrderPaid", "{}"), now, false)));
+
+        Map<String, String> previous = new TreeMap<>();
+        for (OutboundEvent event : claim("p1", 10, Set.of("OrderPaid", "OrderNoted", "OrderPlaced"))) {
+            previous.put(event.event().aggregateId() + "@" + event.event().aggregateVersion(),
+                    String.valueOf(event.previousVersions()));
+        }
+        assertEquals(Map.of("o-types@1", "null", "o-types@2", "OrderPlaced=1", "o-types@3", "OrderPaid=2,OrderPlaced=1",
+                "o-types@4", "OrderNoted=3,OrderPaid=2,OrderPlaced=1", "o-other@1", "null", "o-cleaned@7", ""),
+                previous, "in one command, from the row before in another, and for a cleaned-up history");
+    }
+
+    @Test
+    void aConsumerReceivingSomeTypesWaitsOnlyForItsOwnTypesAndItsSweepFindsItReady() throws Exception {
+        // R5.7 on every database: marks and waiting rows keep the version waited for; the high-water walk and the
+        // release sweep's query read it. History: v1 OrderPlaced, v2 OrderPaid, v3 OrderNoted, v4 OrderPaid.
+        Resequencer payments = new Resequencer(new InboxStore(connection, dialect()), Duration.ofDays(30), Set.of(),
+                Map.of("payments", Set.of("OrderPaid")));
+        List<Long> applied = new ArrayList<>();
+        PreviousVersions beforeV4 = PreviousVersions.parse("OrderNoted=3,OrderPaid=2,OrderPlaced=1");
+        connection.setAutoCommit(false);
+        assertEquals(Inbox.Receipt.WAITING, payments.receive("payments", new Received(new InboxedEvent(EventId.next(),
+                "OrderPaid", "Order", "o-1", 4L, 1, Ordering.STRICT, "{}"), "q@4", Map.of(), beforeV4),
+                turn -> applied.add(turn.event().aggregateVersion()), Resequencer.RELEASE_ALL).receipt());
+        assertEquals(Inbox.Receipt.NOT_RECEIVED, payments.receive("payments", new Received(new InboxedEvent(
+                EventId.next(), "OrderPlaced", "Order", "o-1", 1L, 1, Ordering.STRICT, "{}"), "q@1", Map.of(),
+                PreviousVersions.NONE), turn -> applied.add(turn.event().aggregateVersion()),
+                Resequencer.RELEASE_ALL).receipt());
+        connection.commit();
+        assertEquals(List.of(), payments.ready("payments", 10), "v4 waits for OrderPaid v2");
+        payments.skip("payments", "Order", "o-1", 2, "alice", "v2 paid by hand");
+        connection.commit();
+        assertEquals(1, payments.ready("payments", 10).size(), "after the skip, v4 waits for nothing: ready");
+        payments.releaseReady("payments", "Order", "o-1", turn -> applied.add(turn.event().aggregateVersion()),
+                Resequencer.RELEASE_ALL);
+        connection.commit();
+        connection.setAutoCommit(true);
+        assertEquals(List.of(4L), applied);
+        assertEquals(List.of("4", "2"), row("SELECT MAX(aggregate_version), MAX(previous_version) FROM processed_event"
+                + " WHERE consumer = 'payments'"), "the mark keeps the version v4 followed");
     }
 
     @Test

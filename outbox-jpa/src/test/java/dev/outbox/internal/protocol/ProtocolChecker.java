@@ -3,8 +3,10 @@ package dev.outbox.internal.protocol;
 import dev.outbox.internal.persistence.Sql;
 import dev.outbox.internal.persistence.InboxMarks;
 import dev.outbox.internal.persistence.OutboxRows;
-import dev.outbox.internal.persistence.RecordedRow;
 import dev.outbox.EventId;
+import dev.outbox.OutboxEvent;
+import dev.outbox.internal.event.PreviousVersions;
+import dev.outbox.internal.persistence.PendingRow;
 import dev.outbox.Ordering;
 import dev.outbox.Inbox;
 import dev.outbox.InboxedEvent;
@@ -67,7 +69,13 @@ public final class ProtocolChecker {
         /** Issue 41: the events that waited are dropped, not applied, when the missing version arrives (R5.7). */
         DROP_SUCCESSOR,
         /** Issue 41: a fork is absorbed silently, as a duplicate would be (R7.7). */
-        FORK_AS_DUPLICATE
+        FORK_AS_DUPLICATE,
+        /** Issue 41: a consumer of some types applies each as it comes, ignoring the versions it follows (R5.7). */
+        PREDECESSOR_IGNORED,
+        /** Issue 41: the recorder carries only the version just before an event, not the earlier ones by type (R5.7). */
+        ONLY_THE_VERSION_BEFORE,
+        /** Issue 41: the previous versions never reach the consumer (no header): it waits for what never comes. */
+        HEADER_DROPPED
     }
 
     // Time moves in steps of 10, 70 or 200 minutes; every duration ends 5 minutes off that grid, so no comparison
@@ -77,11 +85,18 @@ public final class ProtocolChecker {
     private static final Duration DELIVERED_RETENTION = Duration.ofMinutes(245);
     private static final Duration MARK_RETENTION = Duration.ofMinutes(365);
     private static final int AGGREGATES = 6;
-    /** Two consumers of every event, and one that reads only the independent type (a topic of its own). */
-    private static final List<String> CONSUMERS = List.of("shipping", "invoicing", "views");
+    /**
+     * Two consumers of every event, one that reads only the independent type (a topic of its own), and one that
+     * reads only one of the two strict types (a selector, R5.7: {@code outbox.inbox.receives}).
+     */
+    private static final List<String> CONSUMERS = List.of("shipping", "invoicing", "views", "payments");
     private static final String INDEPENDENT_ONLY = "views";
+    private static final String PARTIAL = "payments";
     private static final String STRICT_TYPE = "Paid";
+    private static final String OTHER_STRICT_TYPE = "Refunded";
     private static final String INDEPENDENT_TYPE = "Noted";
+    private static final Set<String> STRICT_TYPES = Set.of(STRICT_TYPE, OTHER_STRICT_TYPE);
+    private static final Map<String, Set<String>> RECEIVES = Map.of(PARTIAL, Set.of(STRICT_TYPE));
 
     private final Dialect dialect;
     private final long seed;
@@ -210,18 +225,28 @@ public final class ProtocolChecker {
         OffsetDateTime now = Sql.clock(db);
         db.setAutoCommit(false);
         List<Recorded> batch = new ArrayList<>();
+        List<PendingRow> rows = new ArrayList<>();
         try {
             for (int i = 0; i < count; i++) {
                 long version = versions.merge(aggregate, 1L, Long::sum);
-                String type = random.nextInt(3) == 0 ? INDEPENDENT_TYPE : STRICT_TYPE;
+                int kind = random.nextInt(6);
+                String type = kind < 2 ? INDEPENDENT_TYPE : kind < 4 ? STRICT_TYPE : OTHER_STRICT_TYPE;
                 UUID id = new UUID(random.nextLong(), random.nextLong());
                 // A poison body parks at the broker (R4.5) until an operator repairs it.
                 String body = random.nextInt(25) == 0 ? "{\"poison\":true}" : "{}";
-                // Distinct times: a claim cut between rows of the same time would take them in no defined order.
                 OffsetDateTime at = now.plusNanos(1_000L * ++ticks);
-                RecordedRow.pending("Order", aggregate, version, type).withId(id).withPayload(body)
-                        .recordedAt(at).dueAt(at).insert(db);
+                rows.add(new PendingRow(new EventId(id), OutboxEvent.of("Order", aggregate, version, type, body), at,
+                        false));
                 batch.add(new Recorded(id, aggregate, version, type));
+            }
+            dialect.record(db, rows); // the product's insert: it sets the previous versions by type (R5.7)
+            for (PendingRow row : rows) {
+                // Distinct times: a claim cut between rows of the same time would take them in no defined order.
+                update(db, "UPDATE outbox_event SET next_attempt_at = ? WHERE event_id = ?", row.createdAt(),
+                        row.eventId().value());
+                if (mutation == Mutation.ONLY_THE_VERSION_BEFORE) {
+                    forgetAllButTheVersionBefore(row);
+                }
             }
             db.commit();
         } finally {
@@ -231,6 +256,24 @@ public final class ProtocolChecker {
             committed.put(r.id(), r);
             note(r.id(), "recorded " + r.type() + " " + r.aggregateId() + "@" + r.version());
         });
+    }
+
+    private void forgetAllButTheVersionBefore(PendingRow row) throws SQLException {
+        String text;
+        try (PreparedStatement select = db.prepareStatement("SELECT previous_versions FROM outbox_event"
+                + " WHERE event_id = ?")) {
+            select.setObject(1, row.eventId().value());
+            try (ResultSet rs = select.executeQuery()) {
+                rs.next();
+                text = rs.getString(1);
+            }
+        }
+        if (text != null && !text.isEmpty()) {
+            Map.Entry<String, Long> last = PreviousVersions.parse(text).latest().entrySet().stream()
+                    .max(Map.Entry.comparingByValue()).orElseThrow();
+            update(db, "UPDATE outbox_event SET previous_versions = ? WHERE event_id = ?",
+                    last.getKey() + "=" + last.getValue(), row.eventId().value());
+        }
     }
 
     private void claim(Publisher publisher) throws SQLException {
@@ -295,7 +338,8 @@ public final class ProtocolChecker {
     }
 
     private static boolean reads(String consumer, String eventType) {
-        return !consumer.equals(INDEPENDENT_ONLY) || eventType.equals(INDEPENDENT_TYPE);
+        return consumer.equals(INDEPENDENT_ONLY) ? eventType.equals(INDEPENDENT_TYPE)
+                : !RECEIVES.containsKey(consumer) || RECEIVES.get(consumer).contains(eventType);
     }
 
     private void deliverToBroker(OutboundEvent event) {
@@ -377,15 +421,21 @@ public final class ProtocolChecker {
         UUID id = event.id().value();
         boolean failAfterEffect = faults && random.nextInt(20) == 0;
         Ordering ordering = mutation == Mutation.INDEPENDENT_THROUGH_GATE ? Ordering.STRICT : event.ordering();
+        PreviousVersions previous = switch (mutation) {
+            case HEADER_DROPPED -> null;
+            case PREDECESSOR_IGNORED -> PreviousVersions.NONE;
+            default -> Received.previousVersions(event.previousVersions());
+        };
         Received received = new Received(new InboxedEvent(event.id(), event.event().eventType(), "Order",
                 event.event().aggregateId(), event.event().aggregateVersion(), 1, ordering, "{}"),
-                "queue-" + consumer);
+                "queue-" + consumer, Map.of(), previous);
         List<UUID> applied = new ArrayList<>();
         db.setAutoCommit(false);
         try {
             Resequencer.Result result;
             try {
-                result = new Resequencer(new InboxStore(db, dialect), MARK_RETENTION).receive(consumer, received,
+                result = new Resequencer(new InboxStore(db, dialect), MARK_RETENTION, Set.of(), RECEIVES)
+                        .receive(consumer, received,
                         turn -> {
                             if (mutation == Mutation.DROP_SUCCESSOR && turn != received) {
                                 return;
@@ -428,6 +478,8 @@ public final class ProtocolChecker {
                     conflicts.add(consumer + "/" + id);
                 }
                 case SKIPPED -> violations.add(consumer + " reported " + describe(id) + " as skipped, with no skip");
+                case NOT_RECEIVED -> violations.add(consumer + " passed over " + describe(id)
+                        + ", a type it receives");
             }
             for (Received successor : result.released()) {
                 note(successor.event().eventId().value(), consumer + " applied it in its turn, after " + id);
@@ -657,19 +709,25 @@ public final class ProtocolChecker {
                         + key.substring(key.indexOf('/') + 1));
             }
         });
-        // Strict types in version order, with no version missing: every earlier version applied before it (R5.7).
+        // Strict types in version order, with no version missing: every earlier version the consumer reads applied
+        // before it (R5.7).
+        Map<String, String> typeAt = new HashMap<>(); // aggregate@version -> type, in the committed history
+        committed.values().forEach(e -> typeAt.put(e.aggregateId() + "@" + e.version(), e.type()));
         for (Recorded event : committed.values()) {
-            if (!event.type().equals(STRICT_TYPE)) {
+            if (!STRICT_TYPES.contains(event.type())) {
                 continue;
             }
             for (String consumer : CONSUMERS) {
-                if (consumer.equals(INDEPENDENT_ONLY)) {
+                if (!reads(consumer, event.type())) {
                     continue;
                 }
                 List<long[]> seen = applied.getOrDefault(consumer + "/" + event.aggregateId(), List.of());
                 long at = appliedAt.getOrDefault(consumer + "/" + event.id(), -1L); // a parked fork: never applied
                 for (long earlier = 1; at >= 0 && earlier < event.version(); earlier++) {
                     long version = earlier;
+                    if (!reads(consumer, typeAt.getOrDefault(event.aggregateId() + "@" + version, ""))) {
+                        continue; // a version of a type it never receives
+                    }
                     boolean before = seen.stream().anyMatch(v -> v[0] == version && v[1] < at);
                     if (!before) {
                         violations.add(consumer + " applied strict " + describe(event.id()) + " before version " + version

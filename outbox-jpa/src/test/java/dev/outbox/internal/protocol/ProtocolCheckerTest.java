@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The randomized protocol checker on H2 (the embedded default); itests runs it on PostgreSQL. 30 s of steps and
  * the drain after them (about a minute) by default: {@code -Dchecker.seconds=600} for longer, {@code -Dchecker.seed=S -Dchecker.steps=N} to replay a run,
  * {@code -Dchecker.mutation=CONFIRM_WITHOUT_CLAIMER} (or CLEANUP_ANY_STATE, INDEPENDENT_THROUGH_GATE, APPLY_AFTER_GAP,
- * DROP_SUCCESSOR, FORK_AS_DUPLICATE) to see it bite.
+ * DROP_SUCCESSOR, FORK_AS_DUPLICATE, PREDECESSOR_IGNORED, ONLY_THE_VERSION_BEFORE, HEADER_DROPPED) to see it bite.
  */
 class ProtocolCheckerTest {
 

@@ -73,7 +73,8 @@ class EventRecordingTest {
         };
         recorder.transactions = OutboxTransactions.of(transaction);
         recorder.settings = new OutboxSettings(1000, false, "java:comp/DefaultDataSource", "auto", java.time.Duration.ofDays(30), java.time.Duration.ofSeconds(2), 10,
-                "java:comp/TransactionSynchronizationRegistry", java.util.Set.of(), java.time.Duration.ofMinutes(1));
+                "java:comp/TransactionSynchronizationRegistry", java.util.Set.of(), java.time.Duration.ofMinutes(1),
+                java.util.Map.of());
         recorder.protocol = new PublishingProtocol() {
             @Override
             public boolean outboxPublishes(String eventType) {

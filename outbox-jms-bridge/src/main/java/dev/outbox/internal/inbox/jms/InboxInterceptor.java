@@ -103,7 +103,8 @@ public class InboxInterceptor {
                 Ordering.ofHeader(message.getStringProperty(OutboxHeaders.ORDERING)), TurnMessages.body(message),
                 TraceContext.read(message.getStringProperty(OutboxHeaders.TRACEPARENT),
                         message.getStringProperty(OutboxHeaders.TRACESTATE)).orElse(null));
-        Received received = new Received(event, messageId(message), TurnMessages.otherProperties(message));
+        Received received = new Received(event, messageId(message), TurnMessages.otherProperties(message),
+                Received.previousVersions(message.getStringProperty(OutboxHeaders.PREVIOUS_VERSIONS)));
         // R5.3, R5.5 without XA: the mark and the change commit in one local transaction of their own (whatever
         // the MDB's transaction attribute), and the broker gets its acknowledgement only after that commit. A crash
         // in between redelivers a duplicate that the inbox absorbs; nothing is left in doubt between two

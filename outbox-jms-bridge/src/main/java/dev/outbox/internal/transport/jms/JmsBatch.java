@@ -111,6 +111,10 @@ class JmsBatch {
         if (event.payloadReference() != null) {
             message.setStringProperty(OutboxHeaders.PAYLOAD_REFERENCE, event.payloadReference().toString());
         }
+        // R5.7: what a consumer receiving only some of the aggregate's types waits for
+        if (outbound.previousVersions() != null) {
+            message.setStringProperty(OutboxHeaders.PREVIOUS_VERSIONS, outbound.previousVersions());
+        }
         // R6.7: the recording span's context, as W3C names it; an event recorded untraced carries none.
         if (outbound.trace() != null) {
             message.setStringProperty(OutboxHeaders.TRACEPARENT, outbound.trace().traceParent());

@@ -47,10 +47,10 @@ public class InboxDelivery {
      * @param park called with the failure class when the change failed {@code max-attempts} times; it must not
      *             return before the record is parked (a dead-letter topic), since the offset is committed next
      */
-    public void deliver(String consumer, InboxedEvent event, String position, Consumer<InboxedEvent> change,
-                        Consumer<String> park) {
+    public void deliver(String consumer, Received received, Consumer<InboxedEvent> change, Consumer<String> park) {
         int failures = 0;
-        Received received = new Received(event, position);
+        InboxedEvent event = received.event();
+        String position = received.brokerId();
         while (true) {
             try {
                 attempt.attempt(consumer, received, turn -> change.accept(turn.event()));

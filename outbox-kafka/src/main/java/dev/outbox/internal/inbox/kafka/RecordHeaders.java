@@ -5,11 +5,13 @@ import dev.outbox.EventId;
 import dev.outbox.Ordering;
 import dev.outbox.TraceContext;
 import dev.outbox.OutboxHeaders;
+import dev.outbox.internal.inbox.Received;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Optional;
 
 /** The outbox headers of one Kafka record and where it came from (topic, partition, offset), for the inbox. */
@@ -55,6 +57,15 @@ public final class RecordHeaders {
                 text(OutboxHeaders.AGGREGATE_ID), number(text(OutboxHeaders.AGGREGATE_VERSION)),
                 schema == null ? null : schema.intValue(), Ordering.ofHeader(text(OutboxHeaders.ORDERING)), payload,
                 TraceContext.read(text(OutboxHeaders.TRACEPARENT), text(OutboxHeaders.TRACESTATE)).orElse(null)));
+    }
+
+    /**
+     * The record as the inbox receives it: its event, its position and the aggregate's earlier versions by type
+     * (R5.7); empty when the record is no outbox record.
+     */
+    public Optional<Received> received(String payload) {
+        return event(payload).map(event -> new Received(event, position, Map.of(),
+                Received.previousVersions(text(OutboxHeaders.PREVIOUS_VERSIONS))));
     }
 
     private static Long number(String text) {

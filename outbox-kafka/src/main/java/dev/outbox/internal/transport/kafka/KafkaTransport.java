@@ -194,6 +194,10 @@ public class KafkaTransport implements Transport {
         if (event.payloadReference() != null) {
             header(headers, OutboxHeaders.PAYLOAD_REFERENCE, event.payloadReference().toString());
         }
+        // R5.7: what a consumer receiving only some of the aggregate's types waits for
+        if (outbound.previousVersions() != null) {
+            header(headers, OutboxHeaders.PREVIOUS_VERSIONS, outbound.previousVersions());
+        }
         // R6.7: the recording span's context, as W3C names it; an event recorded untraced carries none.
         if (outbound.trace() != null) {
             header(headers, OutboxHeaders.TRACEPARENT, outbound.trace().traceParent());
