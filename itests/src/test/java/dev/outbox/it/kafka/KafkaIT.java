@@ -290,7 +290,7 @@ class KafkaIT {
             Thread.sleep(2_500); // past the gap window: no timer may apply v3
             assertEquals(1, db.countWhere("invoice_entry", "order_id", order), "v3 not applied ahead of v2");
             producer.send(strictRecord(order, 2, "OrderPaid", "{\"orderId\":\"" + order + "\",\"customerId\":\""
-                    + customer + "\",\"amount\":7}")).get(30, java.util.concurrent.TimeUnit.SECONDS);
+                    + customer + "\",\"amount\":7}", "OrderPlaced=1")).get(30, java.util.concurrent.TimeUnit.SECONDS);
         }
         await(SOON, "v2 and then v3 invoiced", () -> db.countWhere("invoice_entry", "order_id", order), n -> n == 3);
         List<List<Object>> entries = db.rows("SELECT version, previous_version FROM invoice_entry WHERE order_id = ?"
@@ -332,6 +332,72 @@ class KafkaIT {
         assertEquals(0, db.count("inbox_waiting", "aggregate_id = '" + order + "'"), "nothing left waiting");
     }
 
+    /**
+     * Issue 41 item 4 (R5.7), end to end: the receipts consumer receives only OrderPaid and OrderRefunded
+     * (outbox.inbox.receives). The recorder gives the payment its previous versions by type, the publisher sends them
+     * as a header, and receipts' mark says the payment followed no version of its types (0), not OrderPlaced v1, which
+     * it passed over unmarked.
+     */
+    @Test
+    @Order(3)
+    void theRecordersPreviousVersionsReachAConsumerOfSomeTypesWhichWaitsForNoneOfTheOthers() {
+        Reply placed = service.placeOrder("receipts-" + UUID.randomUUID(), new BigDecimal("12.00"));
+        assertEquals(201, placed.status(), placed.toString());
+        Reply paid = service.pay(placed.orderId(), placed.version());
+        assertEquals(200, paid.status(), paid.toString());
+        String order = "aggregate_id = '" + placed.orderId() + "'";
+        await(SOON, "receipts marked the payment", () -> db.count("processed_event", "consumer = 'receipts' AND "
+                + order), n -> n == 1);
+        assertEquals(List.of(List.of(2L, 0L)), db.rows("SELECT aggregate_version, previous_version FROM processed_event"
+                + " WHERE consumer = 'receipts' AND " + order).stream().map(KafkaIT::numbers).toList(),
+                "v2 followed no version of receipts' own types");
+        assertEquals("OrderPlaced=1", db.rows("SELECT previous_versions FROM outbox_event WHERE " + order
+                + " AND aggregate_version = 2").get(0).get(0), "what the recorder gave the payment");
+        await(SOON, "invoicing, which receives every type, applied both", () -> db.count("processed_event",
+                "consumer = 'invoicing' AND " + order), n -> n == 2);
+    }
+
+    /**
+     * Issue 41 item 4 (R5.7): records of one order written as the publisher writes them, out of order: v4
+     * OrderRefunded, then v2 OrderPaid, and only then v1 OrderPlaced and v3 OrderAmended. Receipts (OrderPaid and
+     * OrderRefunded only) stores v4 to wait for the payment v2, applies both when v2 comes, and never waits for v1
+     * or v3; invoicing and loyalty, which receive every type, wait for v1 and then apply all four in order.
+     */
+    @Test
+    @Order(3)
+    void aRefundWaitsAtAConsumerOfPaymentsAndRefundsOnlyForTheOrdersPaymentNotForItsOtherEvents() throws Exception {
+        String order = UUID.randomUUID().toString();
+        String mine = "aggregate_id = '" + order + "'";
+        try (org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
+                     ReactiveInboxParking.producer(broker.bootstrapServers())) {
+            producer.send(strictRecord(order, 4, "OrderRefunded", "{\"orderId\":\"" + order + "\"}",
+                    "OrderAmended=3,OrderPaid=2,OrderPlaced=1")).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            await(SOON, "v4 stored to wait at receipts", () -> db.count("inbox_waiting", "consumer = 'receipts' AND "
+                    + mine), n -> n == 1);
+            producer.send(strictRecord(order, 2, "OrderPaid", "{\"orderId\":\"" + order + "\",\"customerId\":\"r-"
+                    + order + "\",\"amount\":7}", "OrderPlaced=1")).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            await(SOON, "receipts applied v2 and then v4, with v1 and v3 still missing", () -> db.count(
+                    "processed_event", "consumer = 'receipts' AND " + mine), n -> n == 2);
+            assertEquals(0, db.count("inbox_waiting", "consumer = 'receipts' AND " + mine), "nothing waits at receipts");
+            assertEquals(0, db.countWhere("invoice_entry", "order_id", order), "invoicing waits for v1");
+            assertEquals(2, db.count("inbox_waiting", "consumer = 'invoicing' AND " + mine), "v2 and v4 wait there");
+            producer.send(strictRecord(order, 1, "OrderPlaced", "{\"orderId\":\"" + order + "\",\"customerId\":\"r-"
+                    + order + "\",\"amount\":7}")).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            producer.send(strictRecord(order, 3, "OrderAmended", "{\"orderId\":\"" + order + "\",\"note\":\"n\"}",
+                    "OrderPaid=2,OrderPlaced=1")).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        await(SOON, "invoicing applied all four in order", () -> db.countWhere("invoice_entry", "order_id", order),
+                n -> n == 4);
+        List<List<Object>> entries = db.rows("SELECT version, previous_version FROM invoice_entry WHERE order_id = ?"
+                + " ORDER BY version", order);
+        assertEquals(List.of(4L, 3L), numbers(entries.get(3)), "v4 on top of v3 at invoicing");
+        await(SOON, "loyalty applied all four", () -> db.count("processed_event", "consumer = 'loyalty' AND " + mine),
+                n -> n == 4);
+        assertEquals(2, db.count("processed_event", "consumer = 'receipts' AND " + mine),
+                "receipts marked its two types only: v1 and v3 passed over");
+        assertEquals(0, db.count("inbox_waiting", mine), "nothing left waiting anywhere");
+    }
+
     private static List<Long> numbers(List<Object> row) {
         return row.stream().map(value -> ((Number) value).longValue()).toList();
     }
@@ -340,6 +406,15 @@ class KafkaIT {
     private static org.apache.kafka.clients.producer.ProducerRecord<String, String> strictRecord(String order,
             long version, String eventType, String payload) {
         return ReactiveInboxParking.strictRecord("outbox.Order", order, version, eventType, payload);
+    }
+
+    /** The same, with the previous versions by type the recorder would have given it (R5.7). */
+    private static org.apache.kafka.clients.producer.ProducerRecord<String, String> strictRecord(String order,
+            long version, String eventType, String payload, String previousVersions) {
+        org.apache.kafka.clients.producer.ProducerRecord<String, String> record = strictRecord(order, version,
+                eventType, payload);
+        record.headers().add("outboxPreviousVersions", previousVersions.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return record;
     }
 
     @Test
