@@ -49,7 +49,21 @@ public class Inbox {
      * @throws NoTransactionException outside an active transaction
      */
     public Receipt receive(String consumer, InboxedEvent event, Consumer<InboxedEvent> change) throws Exception {
-        return inbox.receive(consumer, new Received(event, null), received -> change.accept(received.event()),
+        return receive(consumer, event, null, change);
+    }
+
+    /**
+     * For a consumer that receives only some of an aggregate's types ({@code outbox.inbox.receives}, R5.7): pass the
+     * message's {@link OutboxHeaders#PREVIOUS_VERSIONS} as it came, so the event waits only for earlier versions of
+     * the consumer's own types.
+     *
+     * @param previousVersions the header's text; null where the message has none (the event then waits for the
+     *                         version just before it)
+     */
+    public Receipt receive(String consumer, InboxedEvent event, String previousVersions,
+                           Consumer<InboxedEvent> change) throws Exception {
+        return inbox.receive(consumer, new Received(event, null, java.util.Map.of(),
+                Received.previousVersions(previousVersions)), received -> change.accept(received.event()),
                 Resequencer.RELEASE_ALL).receipt();
     }
 }

@@ -333,6 +333,46 @@ class KafkaIT {
     }
 
     /**
+     * Issue 41 (R5.7, the dead-letter route): invoicing parks a poisoned OrderPlaced v1 on the dead-letter topic; the
+     * payment v2 then waits for it (stored, acknowledged). The operator repairs the body and re-drives the parked
+     * record, with its headers and event id, onto the order topic, as DeadLetters' log line advises: v1 is applied and
+     * v2 follows in its turn. Before issue 41 v2 was applied after the gap window and the re-driven v1 was stale.
+     */
+    @Test
+    @Order(4)
+    void aVersionReDrivenFromTheDeadLetterTopicClosesTheGapAndTheVersionThatWaitedFollows() throws Exception {
+        Reply poison = service.placeOrder("drill-poison-invoice-" + UUID.randomUUID(), BigDecimal.TEN);
+        assertEquals(201, poison.status(), poison.toString());
+        UUID placed = db.eventsOf(poison.orderId()).get(0).eventId();
+        ConsumerRecord<String, String> parked = await(SOON, "v1 parked on outbox.Order.dead-letter",
+                () -> deadLetter(placed.toString()), r -> r != null);
+        Reply paid = service.pay(poison.orderId(), poison.version());
+        assertEquals(200, paid.status(), paid.toString());
+        String mine = "consumer = 'invoicing' AND aggregate_id = '" + poison.orderId() + "'";
+        await(SOON, "v2 waits at invoicing for the parked v1", () -> db.count("inbox_waiting", mine), n -> n == 1);
+
+        org.apache.kafka.clients.producer.ProducerRecord<String, String> redriven =
+                new org.apache.kafka.clients.producer.ProducerRecord<>("outbox.Order", parked.key(),
+                        parked.value().replace("drill-poison-invoice-", "repaired-"));
+        for (org.apache.kafka.common.header.Header header : parked.headers()) {
+            if (!header.key().equals("outboxFailure") && !header.key().equals("outboxFailedConsumer")) {
+                redriven.headers().add(header);
+            }
+        }
+        try (org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
+                     ReactiveInboxParking.producer(broker.bootstrapServers())) {
+            producer.send(redriven).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        await(SOON, "the re-driven v1 and then v2 invoiced", () -> db.countWhere("invoice_entry", "order_id",
+                poison.orderId()), n -> n == 2);
+        assertEquals(List.of(2L, 1L), numbers(db.rows("SELECT version, previous_version FROM invoice_entry"
+                + " WHERE order_id = ? ORDER BY version", poison.orderId()).get(1)), "v2 applied on top of v1");
+        assertEquals(0, db.count("inbox_waiting", mine), "nothing left waiting at invoicing");
+        assertEquals(1, db.count("invoice", "order_id = '" + poison.orderId() + "' AND status = 'SETTLED'"),
+                "the order invoiced and settled once");
+    }
+
+    /**
      * Issue 41 item 4 (R5.7), end to end: the receipts consumer receives only OrderPaid and OrderRefunded
      * (outbox.inbox.receives). The recorder gives the payment its previous versions by type, the publisher sends them
      * as a header, and receipts' mark says the payment followed no version of its types (0), not OrderPlaced v1, which

@@ -32,8 +32,13 @@ public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String d
                         "must list consumer:EventType items separated by commas; item '" + item + "' is not one",
                         String.join(",", items));
             }
-            byConsumer.computeIfAbsent(item.substring(0, colon).trim(), consumer -> new TreeSet<>())
-                    .add(item.substring(colon + 1).trim());
+            String type = item.substring(colon + 1).trim();
+            if (!type.matches("[A-Za-z][A-Za-z0-9._-]{0,99}")) {
+                throw new InvalidSettingException(Settings.INBOX_RECEIVES.name(), "names event types as the recorder"
+                        + " accepts them (a letter, then letters, digits, '.', '_' or '-'); '" + type + "' in item '"
+                        + item + "' is not one", String.join(",", items));
+            }
+            byConsumer.computeIfAbsent(item.substring(0, colon).trim(), consumer -> new TreeSet<>()).add(type);
         }
         Map<String, Set<String>> frozen = new TreeMap<>();
         byConsumer.forEach((consumer, types) -> frozen.put(consumer, Set.copyOf(types)));

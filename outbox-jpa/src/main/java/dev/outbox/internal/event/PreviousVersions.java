@@ -2,7 +2,6 @@ package dev.outbox.internal.event;
 
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -14,9 +13,9 @@ import java.util.TreeMap;
  * {@code outboxPreviousVersions} header, text such as {@code OrderPlaced=1,OrderPaid=4}. A consumer that receives
  * only some types waits for the latest earlier version of those types, not for the versions it never receives.
  *
- * <p>Types the recorder no longer sees (their rows were cleaned up) are not listed: every such version was published
- * at least the outbox's cleanup retention before this event. An event recorded before schema V11 has no previous
- * versions at all (null column, no header): consumers wait for the version just before it.
+ * <p>Types the recorder no longer sees (all their rows were cleaned up) are not listed: every such version was
+ * published at least the outbox's cleanup retention before this event. An event recorded before schema V11 has no
+ * previous versions at all (null column, no header): consumers wait for the version just before it.
  */
 public record PreviousVersions(Map<String, Long> latest) {
 
@@ -50,24 +49,17 @@ public record PreviousVersions(Map<String, Long> latest) {
     }
 
     /**
-     * As the header and the column hold it; empty for none (an aggregate's earlier events cleaned up: the header is
-     * still sent, so a consumer tells "none known" from a message without the header). Over {@link #MAX_TEXT}, the types with the oldest versions
-     * are left out: a consumer of those types then waits for nothing older than what remains, which the types' age
-     * makes harmless (a left-out type's version was recorded before every listed one).
+     * As the header and the column hold it; empty for none (the aggregate's earlier events were all cleaned up: the
+     * header is still sent, so a consumer tells "none known" from a message without the header). Null where the text
+     * would pass {@link #MAX_TEXT}: the event then carries none, and consumers wait for the version just before it
+     * (leaving types out would let a consumer of those types go ahead of them).
      */
     public String text() {
-        Map<String, Long> kept = new LinkedHashMap<>();
-        latest.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder())
-                .thenComparing(Map.Entry.comparingByKey())).forEach(entry -> kept.put(entry.getKey(), entry.getValue()));
         StringBuilder text = new StringBuilder();
-        for (Map.Entry<String, Long> entry : kept.entrySet()) {
-            String item = (text.length() == 0 ? "" : ",") + entry.getKey() + "=" + entry.getValue();
-            if (text.length() + item.length() > MAX_TEXT) {
-                break;
-            }
-            text.append(item);
-        }
-        return text.toString();
+        latest.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue(Comparator.reverseOrder())
+                .thenComparing(Map.Entry.comparingByKey())).forEach(entry -> text.append(text.length() == 0 ? "" : ",")
+                .append(entry.getKey()).append('=').append(entry.getValue()));
+        return text.length() > MAX_TEXT ? null : text.toString();
     }
 
     /**

@@ -25,6 +25,8 @@ public class ConsumerInbox {
 
     private static final Logger LOG = Logger.getLogger(ConsumerInbox.class.getName());
 
+    private final java.util.Set<String> passedOverTypes = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     @Inject
     OutboxDataSource database;
 
@@ -139,6 +141,15 @@ public class ConsumerInbox {
                     + " backup, R7.7); parked at the consumer, not applied: see the runbook, 'Forks'");
             case SKIPPED -> LOG.warning(() -> "skipped: " + what + " arrived after an operator skipped its version;"
                     + " recorded as processed, not applied");
+            case NOT_RECEIVED -> {
+                // R5.7: once per consumer and type, so a type misspelled in the setting shows in the log
+                if (passedOverTypes.add(consumer + "/" + received.event().eventType())) {
+                    LOG.info(() -> "consumer " + consumer + " passes over events of type "
+                            + received.event().eventType() + " (first: " + what + "): outbox.inbox.receives names"
+                            + " other types for it; if it should apply them, add " + consumer + ":"
+                            + received.event().eventType() + " there");
+                }
+            }
             default -> {
             }
         }

@@ -3,6 +3,7 @@ package dev.outbox.internal.inbox;
 import dev.outbox.EventId;
 import dev.outbox.Inbox;
 import dev.outbox.InboxedEvent;
+import dev.outbox.Ordering;
 import dev.outbox.internal.persistence.InboxStore;
 import dev.outbox.internal.persistence.InboxStore.WaitingRow;
 
@@ -117,7 +118,11 @@ public final class Resequencer {
     private long waitsFor(String consumer, Received received) {
         long version = received.event().aggregateVersion();
         Set<String> types = receives.get(consumer);
-        return types == null || received.previous() == null ? version - 1 : received.previous().latestOf(types);
+        if (types == null || received.previous() == null) {
+            return version - 1;
+        }
+        long latest = received.previous().latestOf(types);
+        return latest < version ? latest : version - 1; // a header naming a later version is damaged: the safe way
     }
 
     /** What the marks and the waiting rows keep of {@link #waitsFor}: null for the version just before it. */
@@ -144,21 +149,36 @@ public final class Resequencer {
             return Result.of(Inbox.Receipt.FIRST);
         }
         long highWater = store.lockHighWater(consumer, event.aggregateType(), event.aggregateId());
+        long version = event.aggregateVersion();
         long waitsFor = waitsFor(consumer, received);
-        return switch (VersionCheck.decide(event.ordering(), highWater, event.aggregateVersion(), waitsFor)) {
-            case APPLY -> apply(consumer, received, change, highWater, waitsFor, releaseBelow);
-            case WAIT -> waitForTurn(consumer, received, waitsFor);
-            case BEHIND -> behind(consumer, received);
-        };
+        VersionCheck.Verdict verdict = VersionCheck.decide(event.ordering(), highWater, version, waitsFor);
+        if (verdict == VersionCheck.Verdict.BEHIND) {
+            return behind(consumer, received);
+        }
+        // Read for an independent event ahead of its turn too: a strict event may wait at its version (R7.7).
+        List<WaitingRow> waiting = store.waitingFrom(consumer, event.aggregateType(), event.aggregateId(),
+                highWater + 1);
+        if (event.ordering() == Ordering.STRICT) {
+            // R5.7: a strict event never goes ahead of one of the consumer's own that waits below it, whatever its
+            // header says (its aggregate's earlier rows cleaned up at the producer): it waits after that one.
+            long waitingBelow = waiting.stream().mapToLong(row -> row.event().aggregateVersion())
+                    .filter(v -> v < version).max().orElse(0);
+            if (waitingBelow > Math.max(highWater, waitsFor)) {
+                waitsFor = waitingBelow;
+                verdict = VersionCheck.Verdict.WAIT;
+            }
+        }
+        return verdict == VersionCheck.Verdict.APPLY
+                ? apply(consumer, received, change, highWater, waitsFor, releaseBelow, waiting)
+                : waitForTurn(consumer, received, waitsFor);
     }
 
     private Result apply(String consumer, Received received, Change change, long highWater, long waitsFor,
-                         long releaseBelow) throws Exception {
+                         long releaseBelow, List<WaitingRow> waitingAboveMark) throws Exception {
         InboxedEvent event = received.event();
         long version = event.aggregateVersion();
         boolean next = waitsFor <= highWater;
-        // Read for an independent event ahead of its turn too: a strict event may wait at its version (R7.7).
-        List<WaitingRow> waiting = store.waitingFrom(consumer, event.aggregateType(), event.aggregateId(), version);
+        List<WaitingRow> waiting = new ArrayList<>(waitingAboveMark);
         Optional<WaitingRow> atVersion = waiting.stream().filter(row -> row.event().aggregateVersion() == version)
                 .findFirst();
         if (atVersion.isPresent()) {
@@ -174,7 +194,8 @@ public final class Resequencer {
                 return new Result(parked, released.released(), released.more());
             }
             // It waited, failed in its turn or was stored before an operator's skip, and comes again in its turn.
-            store.endWaiting(consumer, event.eventId()); // releaseAfter passes over its row: below the new mark
+            store.endWaiting(consumer, event.eventId());
+            waiting.remove(atVersion.get());
         }
         // An independent event applied ahead of its turn may hold this version already (R7.7): under this id it is
         // a duplicate, under another a fork.
@@ -210,8 +231,11 @@ public final class Resequencer {
         boolean more = prefetched.size() == InboxStore.WAITING_PAGE;
         boolean capped = false;
         while (true) {
-            final long passed = reached;
-            page.removeIf(row -> row.event().aggregateVersion() <= passed);
+            if (!page.isEmpty() && page.get(0).event().aggregateVersion() <= reached) {
+                // R5.7: the mark never passes an event that still waits (an independent event's mark, or one
+                // applied on a header that knew less, may lie beyond it): it stops below, until that one is applied.
+                reached = Math.max(highWater, page.get(0).event().aggregateVersion() - 1);
+            }
             if (page.isEmpty() && more) {
                 page.addAll(store.waitingFrom(consumer, aggregateType, aggregateId, reached + 1));
                 more = page.size() == InboxStore.WAITING_PAGE;

@@ -125,7 +125,7 @@ public interface Dialect {
                 insert.setString(10, row.publishMode());
                 insert.setString(11, row.trace() == null ? null : row.trace().traceParent());
                 insert.setString(12, row.trace() == null ? null : row.trace().traceState());
-                // R5.7: sent for every version after the first, empty where the earlier events were cleaned up
+                // R5.7: sent for every version after the first (empty: its earlier events were all cleaned up)
                 insert.setString(13, event.aggregateVersion() > 1 ? previous.get(i).text() : null);
                 if (rows.size() > 1) {
                     insert.addBatch();
@@ -141,14 +141,17 @@ public interface Dialect {
 
     /**
      * R5.7: each row's {@link PreviousVersions}, from the event just before it: recorded by the same command (no
-     * statement), else read once by the aggregate's unique key. None where that event is gone (cleaned up) or there
-     * is none (version 1).
+     * statement; the command's rows are taken in version order, whatever order it recorded them in), else that row
+     * read by the aggregate's unique key. Where that row is gone (cleaned up) or carries none (recorded before schema
+     * V11, or changed by hand), the aggregate's remaining rows are read by type instead.
      */
     private static List<PreviousVersions> previousVersions(Connection connection, List<PendingRow> rows)
             throws SQLException {
+        List<PendingRow> inVersionOrder = new ArrayList<>(rows);
+        inVersionOrder.sort(java.util.Comparator.comparingLong(row -> row.event().aggregateVersion()));
         Map<String, PreviousVersions> afterRecorded = new HashMap<>(); // "type/id@version" -> what its successor carries
-        List<PreviousVersions> previous = new ArrayList<>(rows.size());
-        for (PendingRow row : rows) {
+        Map<PendingRow, PreviousVersions> previous = new java.util.IdentityHashMap<>();
+        for (PendingRow row : inVersionOrder) {
             OutboxEvent event = row.event();
             String aggregate = event.aggregateType() + "/" + event.aggregateId() + "@";
             long version = event.aggregateVersion();
@@ -156,10 +159,10 @@ public interface Dialect {
             if (own == null) {
                 own = version > 1 ? readPrevious(connection, event) : PreviousVersions.NONE;
             }
-            previous.add(own);
+            previous.put(row, own);
             afterRecorded.put(aggregate + version, own.then(event.eventType(), version));
         }
-        return previous;
+        return rows.stream().map(previous::get).toList();
     }
 
     private static PreviousVersions readPrevious(Connection connection, OutboxEvent event) throws SQLException {
@@ -168,20 +171,31 @@ public interface Dialect {
             select.setString(2, event.aggregateId());
             select.setLong(3, event.aggregateVersion() - 1);
             try (ResultSet rs = select.executeQuery()) {
-                if (!rs.next()) {
-                    return PreviousVersions.NONE; // cleaned up: every version before it was published long ago
-                }
-                String type = rs.getString("event_type");
-                PreviousVersions before;
-                try {
+                if (rs.next()) {
+                    String type = rs.getString("event_type");
                     String text = rs.getString("previous_versions");
-                    before = text == null ? PreviousVersions.NONE : PreviousVersions.parse(text);
-                } catch (IllegalArgumentException damaged) {
-                    before = PreviousVersions.NONE; // a row changed by hand: its own type still counts
+                    try {
+                        if (text != null) {
+                            return PreviousVersions.parse(text).then(type, event.aggregateVersion() - 1);
+                        }
+                    } catch (IllegalArgumentException damaged) {
+                        // changed by hand: read by type below
+                    }
                 }
-                return before.then(type, event.aggregateVersion() - 1);
             }
         }
+        Map<String, Long> latest = new HashMap<>();
+        try (PreparedStatement select = connection.prepareStatement(OutboxRows.LATEST_BY_TYPE_BELOW)) {
+            select.setString(1, event.aggregateType());
+            select.setString(2, event.aggregateId());
+            select.setLong(3, event.aggregateVersion());
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    latest.put(rs.getString("event_type"), rs.getLong("latest"));
+                }
+            }
+        }
+        return new PreviousVersions(latest);
     }
 
     /**

@@ -23,6 +23,14 @@ public final class OutboxRows {
     public static final String PREVIOUS_OF = "SELECT event_type, previous_versions FROM outbox_event"
             + " WHERE aggregate_type = ? AND aggregate_id = ? AND aggregate_version = ?";
 
+    /**
+     * R5.7: where the event just before is gone or carries no previous versions, the aggregate's remaining rows by
+     * type, the latest version of each below the event being recorded (the unique key's prefix serves it).
+     */
+    public static final String LATEST_BY_TYPE_BELOW = "SELECT event_type, MAX(aggregate_version) AS latest"
+            + " FROM outbox_event WHERE aggregate_type = ? AND aggregate_id = ? AND aggregate_version < ?"
+            + " GROUP BY event_type";
+
     /** R4.2: confirm only while the claim is ours: same claimer, same lease version, still pending. */
     public static final String CLAIM_STILL_OURS = " WHERE event_id = ? AND claimed_by = ? AND lease_version = ? AND state = 'PENDING'";
 

@@ -44,6 +44,21 @@ class OutboxSettingsTest {
     }
 
     @Test
+    void theTypesAConsumerReceivesAreReadByConsumerAndABadItemNamesTheVariable() {
+        OutboxSettings settings = read(Map.of("outbox.inbox.receives",
+                " receipts:OrderPaid, receipts:OrderRefunded ,shipping:OrderPaid"));
+        assertEquals(Map.of("receipts", java.util.Set.of("OrderPaid", "OrderRefunded"), "shipping",
+                java.util.Set.of("OrderPaid")), settings.receives());
+        for (String bad : new String[] {"OrderPaid", "receipts:", ":OrderPaid", "a:b:c", "receipts:Order Paid"}) {
+            InvalidSettingException e = assertThrows(InvalidSettingException.class,
+                    () -> read(Map.of("outbox.inbox.receives", bad)), bad);
+            assertEquals("outbox.inbox.receives", e.name());
+            assertTrue(e.getMessage().contains("'" + bad.substring(bad.indexOf(':') + 1)) || e.getMessage()
+                    .contains("'" + bad + "'"), e.getMessage());
+        }
+    }
+
+    @Test
     void outOfRangeAndUnknownValuesAreRefused() {
         assertThrows(InvalidSettingException.class, () -> read(Map.of("outbox.payload.max-bytes", "0")));
         assertThrows(InvalidSettingException.class, () -> read(Map.of("outbox.payload.max-bytes", "2000000")));

@@ -164,6 +164,27 @@ class PartialConsumerTest {
     }
 
     @Test
+    void anEventNeverGoesAheadOfOneOfTheConsumersOwnThatWaitsBelowItWhateverItsHeaderSays() throws Exception {
+        assertEquals("WAITING", deliver("payments", 4), "OrderRefunded v4 waits for OrderPaid v2");
+        // v5's earlier rows were cleaned up at the producer before it was recorded: its header knows nothing
+        Received paidWithoutHistory = new Received(new InboxedEvent(ids[5], "OrderPaid", "Order", "o-1", 5L, 1,
+                Ordering.STRICT, "{}"), "q@5", Map.of(), PreviousVersions.NONE);
+        assertEquals("WAITING", deliver("payments", paidWithoutHistory), "v5 waits behind the waiting v4");
+        assertEquals(List.of(), applied);
+
+        assertEquals("FIRST", deliver("payments", 2));
+        assertEquals(List.of("payments@2", "payments@4", "payments@5"), applied, "all three, in version order");
+        assertEquals(0, count("SELECT COUNT(*) FROM inbox_waiting"), "nothing stranded below the mark");
+    }
+
+    @Test
+    void aHeaderNamingAVersionAtOrAfterTheEventsOwnIsReadTheSafeWay() throws Exception {
+        Received damaged = new Received(new InboxedEvent(ids[4], "OrderRefunded", "Order", "o-1", 4L, 1,
+                Ordering.STRICT, "{}"), "q@4", Map.of(), PreviousVersions.parse("OrderPaid=9"));
+        assertEquals("WAITING", deliver("payments", damaged), "waits for v3, the version just before it");
+    }
+
+    @Test
     void aLateVersionOfAReceivedTypeBelowTheMarkIsParkedAsAConflictNeverApplied() throws Exception {
         // v2's previous versions cleaned up: v4 arrives first carrying only what the outbox still knew
         Received refundWithoutHistory = new Received(new InboxedEvent(ids[4], "OrderRefunded", "Order", "o-1", 4L, 1,

@@ -19,8 +19,7 @@ final class TurnMessages {
     /** The properties the event itself carries; JMSX* ones belong to the delivery, not the event. */
     private static final Set<String> OWN = Set.of(OutboxHeaders.EVENT_ID, OutboxHeaders.EVENT_TYPE,
             OutboxHeaders.AGGREGATE_TYPE, OutboxHeaders.AGGREGATE_ID, OutboxHeaders.AGGREGATE_VERSION,
-            OutboxHeaders.SCHEMA_VERSION, OutboxHeaders.ORDERING, OutboxHeaders.TRACEPARENT, OutboxHeaders.TRACESTATE,
-            OutboxHeaders.PREVIOUS_VERSIONS);
+            OutboxHeaders.SCHEMA_VERSION, OutboxHeaders.ORDERING, OutboxHeaders.TRACEPARENT, OutboxHeaders.TRACESTATE);
 
     private TurnMessages() {
     }
