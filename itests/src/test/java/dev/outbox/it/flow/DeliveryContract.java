@@ -72,8 +72,14 @@ public abstract class DeliveryContract {
         awaitDelivered(orderId, 2);
         await(SOON, "shipped", () -> shipmentsOf(orderId), n -> n == 1);
 
-        UUID v4 = insertEvent(orderId, 4, "OrderAmended");
+        UUID v4 = insertEvent(orderId, 4, "OrderAmended", "OrderAmended=3,OrderPaid=2,OrderPlaced=1");
         await(SOON, "version 4 stored to wait for version 3", () -> waiting(orderId, 4), n -> n == 1);
+        // R5.7: the publisher sent the previous versions as a JMS property and the MDB inbox read it (kept with the
+        // stored event, so its turn message carries it too)
+        assertTrue(String.valueOf(db.rows("SELECT properties FROM inbox_waiting WHERE aggregate_id = ?", orderId)
+                .get(0).get(0)).contains("outboxPreviousVersions=OrderAmended=3,OrderPaid=2,OrderPlaced=1"),
+                "the stored event's properties: " + db.rows("SELECT properties FROM inbox_waiting WHERE"
+                        + " aggregate_id = ?", orderId));
         Thread.sleep(2_500); // past the gap window on both servers: no timer may apply it
         assertEquals(1, waiting(orderId, 4), "version 4 still waits");
         assertEquals(0, processed(orderId, 4), "and was not applied ahead of version 3");
@@ -187,8 +193,14 @@ public abstract class DeliveryContract {
 
     /** A row straight into the outbox, as a command would record it, due now. */
     protected UUID insertEvent(String orderId, long version, String eventType) {
+        return insertEvent(orderId, version, eventType, null);
+    }
+
+    /** The same, with the previous versions by type the recorder would have given it (R5.7). */
+    protected UUID insertEvent(String orderId, long version, String eventType, String previousVersions) {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        return db.using(RecordedRow.pending("Order", orderId, version, eventType).recordedAt(now).dueAt(now)::insert);
+        return db.using(RecordedRow.pending("Order", orderId, version, eventType).recordedAt(now).dueAt(now)
+                .withPreviousVersions(previousVersions)::insert);
     }
 
     /** Inbox marks of one version of the order: processed (applied, or recorded as skipped). */

@@ -39,8 +39,8 @@ class RollingUpgradeIT {
     private static final Path PREVIOUS = Path.of(Settings.required("it.upgrade.previous.ear"));
     private static final Path CURRENT = Path.of(Settings.required("it.ear"));
     /** The previous release's newest schema version, and this build's. */
-    private static final int PREVIOUS_SCHEMA = 9;
-    private static final int CURRENT_SCHEMA = 10;
+    private static final int PREVIOUS_SCHEMA = 10;
+    private static final int CURRENT_SCHEMA = 11;
     private static final String RELEASE_FILE = "upgrade.xml";
 
     private final ExampleService serviceA = CrashServer.service();
@@ -66,11 +66,11 @@ class RollingUpgradeIT {
         int previousSchema = Integer.parseInt(Files.readString(Path.of(PREVIOUS + ".schema")).strip());
         assertEquals(PREVIOUS_SCHEMA, previousSchema, "it.upgrade.previous moved to a release of schema V"
                 + previousSchema + ": set PREVIOUS_SCHEMA and drop the tables of the later versions below");
-        // 0. The fleet before the upgrade: both servers on the previous release, the database at its schema (V10
-        //    adds only these three tables). A starts first, so two servers never create one schema at once.
-        db.execute("DROP TABLE IF EXISTS inbox_skip");
-        db.execute("DROP TABLE IF EXISTS inbox_conflict");
-        db.execute("DROP TABLE IF EXISTS inbox_waiting");
+        // 0. The fleet before the upgrade: both servers on the previous release, the database at its schema (V11
+        //    adds only these three columns). A starts first, so two servers never create one schema at once.
+        db.execute("ALTER TABLE IF EXISTS inbox_waiting DROP COLUMN IF EXISTS previous_version");
+        db.execute("ALTER TABLE IF EXISTS processed_event DROP COLUMN IF EXISTS previous_version");
+        db.execute("ALTER TABLE IF EXISTS outbox_event DROP COLUMN IF EXISTS previous_versions");
         deploy(serverA, PREVIOUS, "a-previous");
         deploy(serverB, PREVIOUS, "b-previous");
         serverA.start();
@@ -89,8 +89,8 @@ class RollingUpgradeIT {
             serverA.start();
             assertRelease(serverA, CURRENT_SCHEMA);
             assertEquals(1, db.count("information_schema.columns", "table_schema ="
-                    + " current_schema() AND table_name = 'inbox_skip' AND column_name = 'reason'"),
-                    "the new release installed schema V10");
+                    + " current_schema() AND table_name = 'inbox_waiting' AND column_name = 'previous_version'"),
+                    "the new release installed schema V11");
             assertNoRefusals(clients, "while A was upgraded");
 
             // 2. Side by side: orders go to both, each placed on one server and paid on the other, so one
@@ -104,11 +104,10 @@ class RollingUpgradeIT {
                     () -> delivered(sideBySide, "a-current"), n -> n > 0);
             assertNoRefusals(clients, "side by side");
 
-            // 3. The rollback: A goes back to the previous release on the database the new one migrated. A release
-            //    older than V10 never applies what the new one stored to wait for its turn (inbox_waiting), so the
-            //    new release's consumer drains first (docs/runbook.md, rollback below V10): the clients pause, and
-            //    single-version orders (nothing to reorder) bring A's MDB deliveries, whose release sweep applies
-            //    what waits for a version B applied.
+            // 3. The rollback: A goes back to the previous release on the database the new one migrated. The
+            //    new release's consumer drains first, as the runbook asks for any rollback of a consumer server:
+            //    the clients pause, and single-version orders (nothing to reorder) bring A's MDB deliveries, whose
+            //    release sweep applies what waits for a version B applied.
             clients.sendTo(tag + "-rolling-back", serviceB);
             clients.pause();
             long[] lastNudge = {0};
@@ -139,9 +138,9 @@ class RollingUpgradeIT {
                     n -> n == 2L * orders.size());
             assertEquals(0, db.count("outbox_event", ofThe(tag) + " AND state <> 'DELIVERED'"),
                     "nothing parked or pending");
-            // Each event reached the shipping consumer (its inbox marks OrderPlaced too, which ships nothing). An
-            // OrderPlaced that a previous release's consumer passed over after its gap window (it applied OrderPaid
-            // first, as releases before V10 did) is parked by the new release as a conflict, never dropped unseen.
+            // Each event reached the shipping consumer (its inbox marks OrderPlaced too, which ships nothing); a
+            // conflict parked by either release (V10 and later park what they cannot tell from a fork) counts as
+            // reached, never dropped unseen.
             await(Duration.ofSeconds(120), "an inbox mark or a parked conflict of shipping for each of the "
                     + 2 * orders.size() + " events", () -> db.inboxMarks("shipping", "e." + ofThe(tag)).marks()
                     + db.count("inbox_conflict c JOIN outbox_event e ON e.event_id = c.event_id", "c.consumer ="

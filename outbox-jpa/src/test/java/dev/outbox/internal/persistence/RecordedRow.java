@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
 public record RecordedRow(UUID eventId, String aggregateType, String aggregateId, long aggregateVersion,
                           String eventType, String payload, String payloadRef, OffsetDateTime recordedAt,
                           DeliveryState state, int attempts, OffsetDateTime dueAt, long leaseVersion,
-                          OffsetDateTime deliveredAt) {
+                          OffsetDateTime deliveredAt, String previousVersions) {
 
     /** The columns of a recorded row, in the order {@code INSERT ... SELECT} bulk loads give them. */
     public static final String COLUMNS = "event_id, aggregate_type, aggregate_id, aggregate_version, event_type,"
@@ -31,18 +31,18 @@ public record RecordedRow(UUID eventId, String aggregateType, String aggregateId
     /** A pending event with an empty JSON body, never tried, recorded and due at the database's time. */
     public static RecordedRow pending(String aggregateType, String aggregateId, long version, String eventType) {
         return new RecordedRow(UUID.randomUUID(), aggregateType, aggregateId, version, eventType, "{}", null, null,
-                DeliveryState.PENDING, 0, null, 0, null);
+                DeliveryState.PENDING, 0, null, 0, null, null);
     }
 
     public RecordedRow withId(UUID id) {
         return new RecordedRow(id, aggregateType, aggregateId, aggregateVersion, eventType, payload, payloadRef,
-                recordedAt, state, attempts, dueAt, leaseVersion, deliveredAt);
+                recordedAt, state, attempts, dueAt, leaseVersion, deliveredAt, previousVersions);
     }
 
     /** The body as stored: an inline payload, a reference to an external one, or (to test the check) both or neither. */
     public RecordedRow withBody(String inline, String reference) {
         return new RecordedRow(eventId, aggregateType, aggregateId, aggregateVersion, eventType, inline, reference,
-                recordedAt, state, attempts, dueAt, leaseVersion, deliveredAt);
+                recordedAt, state, attempts, dueAt, leaseVersion, deliveredAt, previousVersions);
     }
 
     public RecordedRow withPayload(String inline) {
@@ -51,30 +51,39 @@ public record RecordedRow(UUID eventId, String aggregateType, String aggregateId
 
     public RecordedRow recordedAt(OffsetDateTime at) {
         return new RecordedRow(eventId, aggregateType, aggregateId, aggregateVersion, eventType, payload, payloadRef,
-                at, state, attempts, dueAt, leaseVersion, deliveredAt);
+                at, state, attempts, dueAt, leaseVersion, deliveredAt, previousVersions);
     }
 
     public RecordedRow dueAt(OffsetDateTime at) {
         return new RecordedRow(eventId, aggregateType, aggregateId, aggregateVersion, eventType, payload, payloadRef,
-                recordedAt, state, attempts, at, leaseVersion, deliveredAt);
+                recordedAt, state, attempts, at, leaseVersion, deliveredAt, previousVersions);
+    }
+
+    /**
+     * With the previous versions by type the recorder would have given it (R5.7, {@code OrderPlaced=1,OrderPaid=2});
+     * a row left without them is one an older release recorded.
+     */
+    public RecordedRow withPreviousVersions(String text) {
+        return new RecordedRow(eventId, aggregateType, aggregateId, aggregateVersion, eventType, payload, payloadRef,
+                recordedAt, state, attempts, dueAt, leaseVersion, deliveredAt, text);
     }
 
     /** Tried this many times already (a failed send waits out its backoff with attempts above zero). */
     public RecordedRow attempts(int tried) {
         return new RecordedRow(eventId, aggregateType, aggregateId, aggregateVersion, eventType, payload, payloadRef,
-                recordedAt, state, tried, dueAt, leaseVersion, deliveredAt);
+                recordedAt, state, tried, dueAt, leaseVersion, deliveredAt, previousVersions);
     }
 
     /** Sent once and confirmed at {@code at}, under the first lease (one attempt, whatever {@link #attempts} said). */
     public RecordedRow delivered(OffsetDateTime at) {
         return new RecordedRow(eventId, aggregateType, aggregateId, aggregateVersion, eventType, payload, payloadRef,
-                recordedAt, DeliveryState.DELIVERED, 1, dueAt, 1, at);
+                recordedAt, DeliveryState.DELIVERED, 1, dueAt, 1, at, previousVersions);
     }
 
     /** Tried once and parked as a deterministic failure under the first lease (one attempt, as above). */
     public RecordedRow parked() {
         return new RecordedRow(eventId, aggregateType, aggregateId, aggregateVersion, eventType, payload, payloadRef,
-                recordedAt, DeliveryState.PARKED, 1, dueAt, 1, null);
+                recordedAt, DeliveryState.PARKED, 1, dueAt, 1, null, previousVersions);
     }
 
     /** Writes the row on {@code connection} (in its transaction, if one is open) and returns its event id. */
@@ -94,6 +103,7 @@ public record RecordedRow(UUID eventId, String aggregateType, String aggregateId
         set.put("next_attempt_at", dueAt);
         set.put("lease_version", leaseVersion);
         set.put("delivered_at", deliveredAt);
+        set.put("previous_versions", previousVersions);
         set.values().removeIf(Objects::isNull); // a column left out is NULL, or its default
         String placeholders = set.keySet().stream().map(column -> "?").collect(Collectors.joining(", "));
         String sql = "INSERT INTO outbox_event (" + String.join(", ", set.keySet())

@@ -47,6 +47,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WildFlyReactiveInboxIT {
 
     private static final String TOPIC = "wf-rm.Order";
+    /** The receipts consumer's topic here (example.receipts.topic, arquillian.xml): no other consumer reads it. */
+    private static final String RECEIPTS_TOPIC = "wf-receipts.Order";
     /** WildFly serves health on its management interface (9990 + the port offset of 100). */
     private final ExampleService management = new ExampleService("http://127.0.0.1:10090");
     private final OutboxDatabase db = OutboxDatabase.fromSystemProperties();
@@ -157,6 +159,43 @@ class WildFlyReactiveInboxIT {
         }
         await(Duration.ofSeconds(30), "v3 of the skipped order applied at both idle consumers", () -> db.count(
                 "processed_event", "aggregate_id = '" + skipped + "' AND aggregate_version = 3"), n -> n == 2);
+    }
+
+    /**
+     * Issue 41 item 4 (R5.7) on WildFly: the receipts consumer (KafkaInbox, on a topic of its own here) receives only
+     * OrderPaid and OrderRefunded (outbox.inbox.receives, arquillian.xml). Records of one order as the publisher
+     * writes them, out of order: v4 OrderRefunded waits for the payment v2, not for v3; v1 OrderPlaced is passed
+     * over unmarked; when v2 comes, v2 and then v4 are applied, each mark keeping the version it followed.
+     */
+    @Test
+    @Order(1)
+    void aRefundWaitsAtAConsumerOfPaymentsAndRefundsOnlyForThePaymentNotForTheOrdersOtherEvents() throws Exception {
+        String order = UUID.randomUUID().toString();
+        String mine = "consumer = 'receipts' AND aggregate_id = '" + order + "'";
+        try (KafkaProducer<String, String> producer = ReactiveInboxParking.producer(Settings.required("it.kafka.bootstrap"))) {
+            producer.send(withPreviousVersions(ReactiveInboxParking.strictRecord(RECEIPTS_TOPIC, order, 4,
+                    "OrderRefunded", "{\"orderId\":\"" + order + "\"}"), "OrderAmended=3,OrderPaid=2,OrderPlaced=1"))
+                    .get(30, TimeUnit.SECONDS);
+            await(Duration.ofSeconds(30), "v4 waits at receipts for the payment", () -> db.count("inbox_waiting", mine),
+                    n -> n == 1);
+            producer.send(ReactiveInboxParking.strictRecord(RECEIPTS_TOPIC, order, 1, "OrderPlaced", "{\"orderId\":\""
+                    + order + "\",\"amount\":3}")).get(30, TimeUnit.SECONDS);
+            producer.send(withPreviousVersions(ReactiveInboxParking.strictRecord(RECEIPTS_TOPIC, order, 2, "OrderPaid",
+                    "{\"orderId\":\"" + order + "\",\"amount\":3}"), "OrderPlaced=1")).get(30, TimeUnit.SECONDS);
+        }
+        await(Duration.ofSeconds(30), "receipts applied v2 and then v4, v1 and v3 never waited for",
+                () -> db.count("processed_event", mine), n -> n == 2);
+        assertEquals(0, db.count("inbox_waiting", mine), "nothing left waiting at receipts");
+        assertEquals(List.of(List.of(2L, 0L), List.of(4L, 2L)), db.rows("SELECT aggregate_version, previous_version"
+                + " FROM processed_event WHERE " + mine + " ORDER BY aggregate_version").stream()
+                .map(row -> row.stream().map(value -> ((Number) value).longValue()).toList()).toList(),
+                "v2 followed none of receipts' types, v4 followed v2");
+    }
+
+    private static ProducerRecord<String, String> withPreviousVersions(ProducerRecord<String, String> record,
+                                                                       String previousVersions) {
+        record.headers().add("outboxPreviousVersions", previousVersions.getBytes(StandardCharsets.UTF_8));
+        return record;
     }
 
     /** Issue 19 item 3: the loyalty drill (LoyaltyConsumer.STALL_PREFIX) holds the consumer 25 s, records wait. */
