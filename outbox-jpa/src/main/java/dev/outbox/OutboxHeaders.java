@@ -17,9 +17,9 @@ public final class OutboxHeaders {
     public static final String ORDERING = "outboxOrdering";
     /**
      * For each event type earlier in the aggregate's history, its latest version below this event, as
-     * {@code OrderPlaced=1,OrderPaid=4}; empty where every earlier event was cleaned up from the outbox, absent on an
-     * aggregate's first event, on events recorded before schema V11 and where the text would pass 2,000 characters
-     * (consumers then wait for the version just before). A consumer that receives only some types ({@code outbox.inbox.receives}) waits for the
+     * {@code OrderPlaced=1,OrderPaid=4}; empty on an aggregate's first event and where every earlier event was
+     * cleaned up from the outbox; absent on events recorded before schema V11 and where the text would pass 2,000
+     * characters (consumers then wait for the version just before). A consumer that receives only some types ({@code outbox.inbox.receives}) waits for the
      * latest of its own types, not for versions it never receives (R5.7).
      */
     public static final String PREVIOUS_VERSIONS = "outboxPreviousVersions";

@@ -22,8 +22,8 @@ import java.time.OffsetDateTime;
  *                     headers (R6.7); null when it was recorded outside a traced span
  * @param previousVersions for each event type earlier in the aggregate's history, its latest version below this
  *                     event ({@code OrderPlaced=1,OrderPaid=4}), sent as the {@code outboxPreviousVersions} header
- *                     so a consumer receiving only some types knows which version it waits for (R5.7); empty when
- *                     every earlier event was cleaned up, null on the aggregate's first event and on rows that carry
+ *                     so a consumer receiving only some types knows which version it waits for (R5.7); empty on the
+ *                     aggregate's first event and when every earlier event was cleaned up, null on rows that carry
  *                     none (recorded before schema V11, or too many types)
  */
 public record OutboundEvent(EventId id, OutboxEvent event, OffsetDateTime createdAt, int attempt, long leaseVersion,

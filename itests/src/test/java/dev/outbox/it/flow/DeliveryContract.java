@@ -74,8 +74,8 @@ public abstract class DeliveryContract {
 
         UUID v4 = insertEvent(orderId, 4, "OrderAmended", "OrderAmended=3,OrderPaid=2,OrderPlaced=1");
         await(SOON, "version 4 stored to wait for version 3", () -> waiting(orderId, 4), n -> n == 1);
-        // R5.7: the publisher sent the previous versions as a JMS property and the MDB inbox read it (kept with the
-        // stored event, so its turn message carries it too)
+        // R5.7: the publisher sent the previous versions as a JMS property and the MDB inbox kept it with the stored
+        // event (so its turn message carries it too); reading it into the gate is PartialConsumerTest's
         assertTrue(String.valueOf(db.rows("SELECT properties FROM inbox_waiting WHERE aggregate_id = ?", orderId)
                 .get(0).get(0)).contains("outboxPreviousVersions=OrderAmended=3,OrderPaid=2,OrderPlaced=1"),
                 "the stored event's properties: " + db.rows("SELECT properties FROM inbox_waiting WHERE"

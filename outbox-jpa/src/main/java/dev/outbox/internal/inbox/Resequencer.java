@@ -156,12 +156,12 @@ public final class Resequencer {
             return behind(consumer, received);
         }
         // Read for an independent event ahead of its turn too: a strict event may wait at its version (R7.7).
-        List<WaitingRow> waiting = store.waitingFrom(consumer, event.aggregateType(), event.aggregateId(),
-                highWater + 1);
+        WaitingPage waiting = WaitingPage.read(store.waitingFrom(consumer, event.aggregateType(),
+                event.aggregateId(), highWater + 1), highWater + 1);
         if (event.ordering() == Ordering.STRICT) {
             // R5.7: a strict event never goes ahead of one of the consumer's own that waits below it, whatever its
             // header says (its aggregate's earlier rows cleaned up at the producer): it waits after that one.
-            long waitingBelow = waiting.stream().mapToLong(row -> row.event().aggregateVersion())
+            long waitingBelow = waiting.rows().stream().mapToLong(row -> row.event().aggregateVersion())
                     .filter(v -> v < version).max().orElse(0);
             if (waitingBelow > Math.max(highWater, waitsFor)) {
                 waitsFor = waitingBelow;
@@ -174,13 +174,13 @@ public final class Resequencer {
     }
 
     private Result apply(String consumer, Received received, Change change, long highWater, long waitsFor,
-                         long releaseBelow, List<WaitingRow> waitingAboveMark) throws Exception {
+                         long releaseBelow, WaitingPage waitingAboveMark) throws Exception {
         InboxedEvent event = received.event();
         long version = event.aggregateVersion();
         boolean next = waitsFor <= highWater;
-        List<WaitingRow> waiting = new ArrayList<>(waitingAboveMark);
-        Optional<WaitingRow> atVersion = waiting.stream().filter(row -> row.event().aggregateVersion() == version)
-                .findFirst();
+        WaitingPage waiting = waitingAboveMark;
+        Optional<WaitingRow> atVersion = waiting.rows().stream()
+                .filter(row -> row.event().aggregateVersion() == version).findFirst();
         if (atVersion.isPresent()) {
             EventId waitingId = atVersion.get().event().eventId();
             if (!waitingId.equals(event.eventId())) {
@@ -195,7 +195,7 @@ public final class Resequencer {
             }
             // It waited, failed in its turn or was stored before an operator's skip, and comes again in its turn.
             store.endWaiting(consumer, event.eventId());
-            waiting.remove(atVersion.get());
+            waiting = waiting.without(atVersion.get());
         }
         // An independent event applied ahead of its turn may hold this version already (R7.7): under this id it is
         // a duplicate, under another a fork.
@@ -219,27 +219,50 @@ public final class Resequencer {
     }
 
     /**
+     * One page of an aggregate's waiting events as read, lowest first: whether more may follow it, and the last
+     * version read, where the next page starts.
+     */
+    private record WaitingPage(List<WaitingRow> rows, boolean more, long readThrough) {
+
+        static WaitingPage read(List<WaitingRow> fetched, long from) {
+            return new WaitingPage(List.copyOf(fetched), fetched.size() == InboxStore.WAITING_PAGE,
+                    fetched.isEmpty() ? from - 1 : fetched.get(fetched.size() - 1).event().aggregateVersion());
+        }
+
+        /** The page without a row whose waiting ended (its event came again in its turn): still read through. */
+        WaitingPage without(WaitingRow ended) {
+            List<WaitingRow> left = new ArrayList<>(rows);
+            left.remove(ended);
+            return new WaitingPage(List.copyOf(left), more, readThrough);
+        }
+    }
+
+    /**
      * Applies, in version order, the waiting events that are next from {@code highWater} on (the caller's own event
      * is marked already, so the mark moves over it first), below {@code releaseBelow} and at most
      * {@link #RELEASE_CAP} of them, and sets the high-water mark where that ends.
      */
     private Result releaseAfter(String consumer, String aggregateType, String aggregateId, long highWater,
-                                List<WaitingRow> prefetched, Change change, long releaseBelow) throws SQLException {
+                                WaitingPage prefetched, Change change, long releaseBelow) throws SQLException {
         List<Received> released = new ArrayList<>();
-        long reached = store.advanceHighWater(consumer, aggregateType, aggregateId, highWater);
-        List<WaitingRow> page = new ArrayList<>(prefetched);
-        boolean more = prefetched.size() == InboxStore.WAITING_PAGE;
+        List<WaitingRow> page = new ArrayList<>(prefetched.rows());
+        boolean more = prefetched.more();
+        long readThrough = prefetched.readThrough();
+        long reached = highWater;
         boolean capped = false;
         while (true) {
-            if (!page.isEmpty() && page.get(0).event().aggregateVersion() <= reached) {
-                // R5.7: the mark never passes an event that still waits (an independent event's mark, or one
-                // applied on a header that knew less, may lie beyond it): it stops below, until that one is applied.
-                reached = Math.max(highWater, page.get(0).event().aggregateVersion() - 1);
-            }
             if (page.isEmpty() && more) {
-                page.addAll(store.waitingFrom(consumer, aggregateType, aggregateId, reached + 1));
-                more = page.size() == InboxStore.WAITING_PAGE;
+                // the next page after the last one read, not after the mark
+                WaitingPage next = WaitingPage.read(store.waitingFrom(consumer, aggregateType, aggregateId,
+                        readThrough + 1), readThrough + 1);
+                page.addAll(next.rows());
+                more = next.more();
+                readThrough = next.readThrough();
             }
+            // R5.7: the mark moves over what is applied, never past an event that still waits (a mark beyond it,
+            // of an independent event applied on a header that knew less, would take it there).
+            reached = store.advanceHighWater(consumer, aggregateType, aggregateId, reached,
+                    page.isEmpty() ? Long.MAX_VALUE : page.get(0).event().aggregateVersion());
             if (page.isEmpty() || page.get(0).waitsFor() > reached
                     || page.get(0).event().aggregateVersion() >= releaseBelow) {
                 break;
@@ -255,7 +278,6 @@ public final class Resequencer {
                 applySuccessor(change, successor);
                 released.add(successor);
             }
-            reached = store.advanceHighWater(consumer, aggregateType, aggregateId, reached);
         }
         if (reached > highWater) {
             store.setHighWater(consumer, aggregateType, aggregateId, reached);
@@ -375,8 +397,10 @@ public final class Resequencer {
             store.endWaiting(consumer, id);
         }
         store.skip(consumer, aggregateType, aggregateId, highWater + 1, through, by, reason);
+        long firstWaitingAfter = waiting.stream().mapToLong(row -> row.event().aggregateVersion())
+                .filter(v -> v > through).min().orElse(Long.MAX_VALUE);
         store.setHighWater(consumer, aggregateType, aggregateId,
-                store.advanceHighWater(consumer, aggregateType, aggregateId, through));
+                store.advanceHighWater(consumer, aggregateType, aggregateId, through, firstWaitingAfter));
         return new Skip(aggregate, highWater + 1, through, dropped);
     }
 
@@ -426,7 +450,8 @@ public final class Resequencer {
     public Result releaseReady(String consumer, String aggregateType, String aggregateId, Change change,
                                long releaseBelow) throws SQLException {
         long highWater = store.lockHighWater(consumer, aggregateType, aggregateId);
-        List<WaitingRow> waiting = store.waitingFrom(consumer, aggregateType, aggregateId, highWater + 1);
+        WaitingPage waiting = WaitingPage.read(store.waitingFrom(consumer, aggregateType, aggregateId, highWater + 1),
+                highWater + 1);
         return releaseAfter(consumer, aggregateType, aggregateId, highWater, waiting, change, releaseBelow);
     }
 

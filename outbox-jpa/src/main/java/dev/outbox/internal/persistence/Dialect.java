@@ -125,8 +125,8 @@ public interface Dialect {
                 insert.setString(10, row.publishMode());
                 insert.setString(11, row.trace() == null ? null : row.trace().traceParent());
                 insert.setString(12, row.trace() == null ? null : row.trace().traceState());
-                // R5.7: sent for every version after the first (empty: its earlier events were all cleaned up)
-                insert.setString(13, event.aggregateVersion() > 1 ? previous.get(i).text() : null);
+                // R5.7: empty on a first event, and where its earlier events were all cleaned up
+                insert.setString(13, previous.get(i).text());
                 if (rows.size() > 1) {
                     insert.addBatch();
                 }
@@ -143,7 +143,7 @@ public interface Dialect {
      * R5.7: each row's {@link PreviousVersions}, from the event just before it: recorded by the same command (no
      * statement; the command's rows are taken in version order, whatever order it recorded them in), else that row
      * read by the aggregate's unique key. Where that row is gone (cleaned up) or carries none (recorded before schema
-     * V11, or changed by hand), the aggregate's remaining rows are read by type instead.
+     * V11, too many types, or changed by hand), the aggregate's remaining rows are read by type instead.
      */
     private static List<PreviousVersions> previousVersions(Connection connection, List<PendingRow> rows)
             throws SQLException {
@@ -175,8 +175,11 @@ public interface Dialect {
                     String type = rs.getString("event_type");
                     String text = rs.getString("previous_versions");
                     try {
-                        if (text != null) {
-                            return PreviousVersions.parse(text).then(type, event.aggregateVersion() - 1);
+                        PreviousVersions before = text == null ? null : PreviousVersions.parse(text);
+                        // a version at or after the row's own is damaged text (changed by hand): read by type below
+                        if (before != null && before.latest().values().stream()
+                                .allMatch(v -> v < event.aggregateVersion() - 1)) {
+                            return before.then(type, event.aggregateVersion() - 1);
                         }
                     } catch (IllegalArgumentException damaged) {
                         // changed by hand: read by type below

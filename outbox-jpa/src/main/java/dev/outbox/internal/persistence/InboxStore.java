@@ -82,14 +82,17 @@ public final class InboxStore {
     /** How often a consumer's sweep tries a waiting event whose change failed in its turn before leaving it. */
     public static final int RELEASE_TRIES = 10;
     /**
-     * Aggregates whose next version is waiting (everything it waits for is passed): a skip or a failed release left
-     * them ready to go on.
+     * Aggregates whose first waiting event can go on (everything it waits for is passed): a skip or a failed release
+     * left them ready. Only the first one counts, as the release goes in version order (a later one that could go
+     * on alone waits behind it).
      */
     static final String READY = "SELECT w.aggregate_type, w.aggregate_id FROM inbox_waiting w JOIN inbox_high_water h"
             + " ON h.consumer = w.consumer AND h.aggregate_type = w.aggregate_type AND h.aggregate_id = w.aggregate_id"
             + " WHERE w.consumer = ? AND w.aggregate_version > h.high_water"
             + " AND COALESCE(w.previous_version, w.aggregate_version - 1) <= h.high_water AND w.failures < "
-            + RELEASE_TRIES
+            + RELEASE_TRIES + " AND NOT EXISTS (SELECT 1 FROM inbox_waiting f WHERE f.consumer = w.consumer"
+            + " AND f.aggregate_type = w.aggregate_type AND f.aggregate_id = w.aggregate_id"
+            + " AND f.aggregate_version > h.high_water AND f.aggregate_version < w.aggregate_version)"
             + " ORDER BY w.waiting_since FETCH FIRST ? ROWS ONLY";
     /** A consumer's longest-waiting events of one type, with the database's clock to measure how long (R5.7). */
     static final String WAITING_OLDEST_OF_TYPE = "SELECT aggregate_type, aggregate_id, aggregate_version, waiting_since,"
@@ -169,6 +172,15 @@ public final class InboxStore {
      */
     public long advanceHighWater(String consumer, String aggregateType, String aggregateId, long from)
             throws SQLException {
+        return advanceHighWater(consumer, aggregateType, aggregateId, from, Long.MAX_VALUE);
+    }
+
+    /**
+     * The same, stopping below {@code below}: the version of an event that still waits, which the mark must never
+     * pass (a mark beyond it, of an independent event applied on a header that knew less, would let it).
+     */
+    public long advanceHighWater(String consumer, String aggregateType, String aggregateId, long from, long below)
+            throws SQLException {
         long highWater = from;
         try (PreparedStatement marked = connection.prepareStatement(InboxMarks.MARKED_ABOVE)) {
             boolean more = true;
@@ -179,7 +191,7 @@ public final class InboxStore {
                     while (rs.next()) {
                         long version = rs.getLong("aggregate_version");
                         long previous = rs.getLong("previous_version");
-                        if ((rs.wasNull() ? version - 1 : previous) > highWater) {
+                        if ((rs.wasNull() ? version - 1 : previous) > highWater || version >= below) {
                             break;
                         }
                         highWater = version;

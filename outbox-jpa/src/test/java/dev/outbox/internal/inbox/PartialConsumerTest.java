@@ -77,8 +77,11 @@ class PartialConsumerTest {
         }
     }
 
+    private java.util.function.Supplier<Resequencer> resequencer = () -> new Resequencer(
+            new InboxStore(connection, dialect), Duration.ofDays(30), Set.of(), RECEIVES);
+
     private Resequencer resequencer() {
-        return new Resequencer(new InboxStore(connection, dialect), Duration.ofDays(30), Set.of(), RECEIVES);
+        return resequencer.get();
     }
 
     private long count(String sql) throws SQLException {
@@ -182,6 +185,65 @@ class PartialConsumerTest {
         Received damaged = new Received(new InboxedEvent(ids[4], "OrderRefunded", "Order", "o-1", 4L, 1,
                 Ordering.STRICT, "{}"), "q@4", Map.of(), PreviousVersions.parse("OrderPaid=9"));
         assertEquals("WAITING", deliver("payments", damaged), "waits for v3, the version just before it");
+        assertEquals(1, count("SELECT COUNT(*) FROM inbox_waiting WHERE previous_version IS NULL"),
+                "stored as waiting for the version just before it, not for version 9");
+    }
+
+    @Test
+    void anIndependentEventAppliedOnAnEmptyHeaderNeverLetsTheMarkPassAStrictOneThatWaits() throws Exception {
+        Map<String, Set<String>> withNotes = Map.of("payments", Set.of("OrderPaid", "OrderNoted"));
+        resequencer = () -> new Resequencer(new InboxStore(connection, dialect), Duration.ofDays(30), Set.of(),
+                withNotes);
+        assertEquals("WAITING", deliver("payments", strict(3, "OrderPaid", "OrderPaid=2,OrderPlaced=1")));
+        // an independent note whose earlier rows were cleaned up at the producer: applied at once, its mark says 0
+        assertEquals("FIRST", deliver("payments", new Received(new InboxedEvent(EventId.next(), "OrderNoted", "Order",
+                "o-1", 5L, 1, Ordering.INDEPENDENT, "{}"), "q@5", Map.of(), PreviousVersions.NONE)));
+        assertEquals("FIRST", deliver("payments", strict(2, "OrderPaid", "OrderPlaced=1")));
+
+        assertEquals(List.of("payments@5", "payments@2", "payments@3"), applied, "v3 applied in its turn after v2");
+        assertEquals(0, count("SELECT COUNT(*) FROM inbox_waiting"), "nothing stranded below the mark");
+    }
+
+    @Test
+    void aLongRunOfWaitingEventsIsReleasedWholeAcrossPagesWhenTheMarkJumpsAnIndependentMark() throws Exception {
+        Map<String, Set<String>> withNotes = Map.of("payments", Set.of("OrderPaid", "OrderNoted"));
+        resequencer = () -> new Resequencer(new InboxStore(connection, dialect), Duration.ofDays(30), Set.of(),
+                withNotes);
+        for (long v = 3; v <= 62; v++) { // 60 payments wait for v2, more than a page of waiting events
+            assertEquals("WAITING", deliver("payments", strict(v, "OrderPaid", "OrderPaid=" + (v - 1)
+                    + ",OrderPlaced=1")));
+        }
+        deliver("payments", new Received(new InboxedEvent(EventId.next(), "OrderNoted", "Order", "o-1", 70L, 1,
+                Ordering.INDEPENDENT, "{}"), "q@70", Map.of(), PreviousVersions.NONE));
+        assertEquals("FIRST", deliver("payments", strict(2, "OrderPaid", "OrderPlaced=1")));
+
+        assertEquals(62, applied.size(), "v70, v2 and all 60 that waited: " + applied);
+        assertEquals(0, count("SELECT COUNT(*) FROM inbox_waiting"), "nothing stranded below the mark");
+    }
+
+    @Test
+    void theReleaseSweepListsAnAggregateOnlyWhenItsFirstWaitingEventCanGoOn() throws Exception {
+        Map<String, Set<String>> paymentsAndRefunds = Map.of("payments", Set.of("OrderPaid", "OrderRefunded"));
+        resequencer = () -> new Resequencer(new InboxStore(connection, dialect), Duration.ofDays(30), Set.of(),
+                paymentsAndRefunds);
+        assertEquals("WAITING", deliver("payments", strict(3, "OrderPaid", "OrderPaid=2,OrderPlaced=1")));
+        assertEquals("WAITING", deliver("payments", strict(5, "OrderRefunded", "OrderPaid=4")));
+        assertEquals("WAITING", deliver("payments", new Received(new InboxedEvent(EventId.next(), "OrderRefunded",
+                "Order", "o-1", 6L, 1, Ordering.STRICT, "{}"), "q@6", Map.of(), PreviousVersions.NONE)),
+                "v6 knows no history, yet waits behind v3");
+        assertEquals("FIRST", deliver("payments", strict(2, "OrderPaid", "OrderPlaced=1")));
+        assertEquals(List.of("payments@2", "payments@3"), applied, "v5 waits for v4 still");
+
+        connection.setAutoCommit(false);
+        List<String[]> ready = resequencer().ready("payments", 10);
+        connection.commit();
+        connection.setAutoCommit(true);
+        assertEquals(0, ready.size(), "v6 could go on alone but waits behind v5: a sweep would release nothing");
+    }
+
+    private Received strict(long version, String type, String previous) {
+        return new Received(new InboxedEvent(EventId.next(), type, "Order", "o-1", version, 1, Ordering.STRICT, "{}"),
+                "q@" + version, Map.of(), PreviousVersions.parse(previous));
     }
 
     @Test

@@ -87,7 +87,7 @@ public final class ProtocolChecker {
     private static final int AGGREGATES = 6;
     /**
      * Two consumers of every event, one that reads only the independent type (a topic of its own), and one that
-     * reads only one of the two strict types (a selector, R5.7: {@code outbox.inbox.receives}).
+     * reads one of the two strict types and the independent one (a selector, R5.7: {@code outbox.inbox.receives}).
      */
     private static final List<String> CONSUMERS = List.of("shipping", "invoicing", "views", "payments");
     private static final String INDEPENDENT_ONLY = "views";
@@ -96,7 +96,7 @@ public final class ProtocolChecker {
     private static final String OTHER_STRICT_TYPE = "Refunded";
     private static final String INDEPENDENT_TYPE = "Noted";
     private static final Set<String> STRICT_TYPES = Set.of(STRICT_TYPE, OTHER_STRICT_TYPE);
-    private static final Map<String, Set<String>> RECEIVES = Map.of(PARTIAL, Set.of(STRICT_TYPE));
+    private static final Map<String, Set<String>> RECEIVES = Map.of(PARTIAL, Set.of(STRICT_TYPE, INDEPENDENT_TYPE));
 
     private final Dialect dialect;
     private final long seed;
