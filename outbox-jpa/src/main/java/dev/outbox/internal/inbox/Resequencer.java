@@ -170,7 +170,7 @@ public final class Resequencer {
         }
         return verdict == VersionCheck.Verdict.APPLY
                 ? apply(consumer, received, change, highWater, waitsFor, releaseBelow, waiting)
-                : waitForTurn(consumer, received, waitsFor);
+                : waitForTurn(consumer, received, waitsFor, waiting);
     }
 
     private Result apply(String consumer, Received received, Change change, long highWater, long waitsFor,
@@ -179,8 +179,7 @@ public final class Resequencer {
         long version = event.aggregateVersion();
         boolean next = waitsFor <= highWater;
         WaitingPage waiting = waitingAboveMark;
-        Optional<WaitingRow> atVersion = waiting.rows().stream()
-                .filter(row -> row.event().aggregateVersion() == version).findFirst();
+        Optional<WaitingRow> atVersion = waitingAt(consumer, event, waiting);
         if (atVersion.isPresent()) {
             EventId waitingId = atVersion.get().event().eventId();
             if (!waitingId.equals(event.eventId())) {
@@ -219,6 +218,17 @@ public final class Resequencer {
     }
 
     /**
+     * The event waiting at this event's version, if any (its own row, or a fork's, R7.7): from the page read above
+     * the mark where it reaches that far, else read at the version.
+     */
+    private Optional<WaitingRow> waitingAt(String consumer, InboxedEvent event, WaitingPage page) throws SQLException {
+        long version = event.aggregateVersion();
+        List<WaitingRow> rows = page.reaches(version) ? page.rows()
+                : store.waitingFrom(consumer, event.aggregateType(), event.aggregateId(), version);
+        return rows.stream().filter(row -> row.event().aggregateVersion() == version).findFirst();
+    }
+
+    /**
      * One page of an aggregate's waiting events as read, lowest first: whether more may follow it, and the last
      * version read, where the next page starts.
      */
@@ -227,6 +237,11 @@ public final class Resequencer {
         static WaitingPage read(List<WaitingRow> fetched, long from) {
             return new WaitingPage(List.copyOf(fetched), fetched.size() == InboxStore.WAITING_PAGE,
                     fetched.isEmpty() ? from - 1 : fetched.get(fetched.size() - 1).event().aggregateVersion());
+        }
+
+        /** Whether every waiting event up to {@code version} is on this page. */
+        boolean reaches(long version) {
+            return !more || version <= readThrough;
         }
 
         /** The page without a row whose waiting ended (its event came again in its turn): still read through. */
@@ -298,12 +313,12 @@ public final class Resequencer {
         }
     }
 
-    private Result waitForTurn(String consumer, Received received, long waitsFor) throws SQLException {
+    private Result waitForTurn(String consumer, Received received, long waitsFor, WaitingPage waitingAboveMark)
+            throws SQLException {
         InboxedEvent event = received.event();
-        List<WaitingRow> waiting = store.waitingFrom(consumer, event.aggregateType(), event.aggregateId(),
-                event.aggregateVersion());
-        if (!waiting.isEmpty() && waiting.get(0).event().aggregateVersion().equals(event.aggregateVersion())) {
-            EventId waitingId = waiting.get(0).event().eventId();
+        Optional<WaitingRow> atVersion = waitingAt(consumer, event, waitingAboveMark);
+        if (atVersion.isPresent()) {
+            EventId waitingId = atVersion.get().event().eventId();
             if (waitingId.equals(event.eventId())) {
                 return Result.of(Inbox.Receipt.DUPLICATE); // stored already: the broker delivered it again
             }

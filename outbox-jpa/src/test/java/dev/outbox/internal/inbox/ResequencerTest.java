@@ -125,6 +125,18 @@ class ResequencerTest {
     }
 
     @Test
+    void aForkAtAWaitingVersionBeyondTheFirstPageOfWaitingEventsIsStillParked() throws Exception {
+        deliver("invoicing", EventId.next(), 1, STRICT);
+        for (long v = 3; v <= 55; v++) { // more waiting events than one page reads
+            assertEquals("WAITING", deliver("invoicing", EventId.next(), v, STRICT));
+        }
+        assertEquals("WAITING", deliver("invoicing", EventId.next(), 60, STRICT));
+        assertEquals("CONFLICT", deliver("invoicing", EventId.next(), 60, INDEPENDENT),
+                "another event at version 60, where one waits: a fork (R7.7), never applied beside it");
+        assertEquals(List.of("invoicing@1"), applied);
+    }
+
+    @Test
     void anAdvisoryGapIsMeasuredByTheFirstWaitingEventNotByALaterOneThatWaitedLonger() throws Exception {
         advisory = Set.of("OrderAmended");
         deliver("invoicing", EventId.next(), 1, Ordering.STRICT);
