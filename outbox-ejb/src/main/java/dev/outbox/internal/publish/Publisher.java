@@ -10,6 +10,7 @@ import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
 import dev.outbox.spi.SendResult;
 import dev.outbox.spi.Transport;
+import dev.outbox.internal.protocol.Outcome;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -270,7 +271,7 @@ public class Publisher {
                             results.get(i)), 1L, Long::sum);
                 }
                 batchSent.fire(new BatchSent(sent));
-                profile.confirm(() -> confirms.record(settings.claimerId(), outcomes, settings.backoff(), settings));
+                profile.confirm(() -> confirms.record(settings.claimerId(), outcomes, settings));
                 Failpoint.AFTER_CONFIRM.reach();
                 if (claimed.size() < settings.batchSize()) {
                     return;

@@ -1,6 +1,7 @@
 package dev.outbox.internal.publish;
 
 import dev.outbox.internal.config.Settings;
+import dev.outbox.internal.protocol.Backoff;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;

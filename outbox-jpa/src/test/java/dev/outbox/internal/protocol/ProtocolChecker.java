@@ -19,6 +19,7 @@ import dev.outbox.internal.persistence.Dialect;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendResult;
 import dev.outbox.internal.transport.StrictRuns;
+import dev.outbox.internal.protocol.Backoff;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -39,6 +40,11 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 
 /**
  * A randomized checker of the whole protocol (issue 16), in the spirit of Jepsen, on a real database: writers,
@@ -81,7 +87,8 @@ public final class ProtocolChecker {
     // Time moves in steps of 10, 70 or 200 minutes; every duration ends 5 minutes off that grid, so no comparison
     // ever ties and the seconds a run really takes never decide one (a seed replays exactly).
     private static final Duration LEASE = Duration.ofMinutes(65);
-    private static final Duration BACKOFF = Duration.ofMinutes(35);
+    /** The product's backoff at its ceiling from the first attempt: 35 minutes less the jitter below. */
+    private static final Backoff BACKOFF = new Backoff(Duration.ofMinutes(35), Duration.ofMinutes(35));
     private static final Duration DELIVERED_RETENTION = Duration.ofMinutes(245);
     private static final Duration MARK_RETENTION = Duration.ofMinutes(365);
     private static final int AGGREGATES = 6;
@@ -98,10 +105,33 @@ public final class ProtocolChecker {
     private static final Set<String> STRICT_TYPES = Set.of(STRICT_TYPE, OTHER_STRICT_TYPE);
     private static final Map<String, Set<String>> RECEIVES = Map.of(PARTIAL, Set.of(STRICT_TYPE, INDEPENDENT_TYPE));
 
+    /** The product's confirm logs each park, retry and lost lease; thousands of them per run say nothing here. */
+    private static final Logger CONFIRM_LOG = Logger.getLogger(Confirm.class.getName());
+
+    static {
+        CONFIRM_LOG.setLevel(Level.SEVERE);
+    }
+
     private final Dialect dialect;
     private final long seed;
     private final Mutation mutation;
     private final Random random;
+    private final Confirm confirm;
+    /**
+     * The backoff's jitter: its largest spread less a millisecond per retry, so every retry of a run is due at its
+     * own time, off the grid time moves on (a seed replays exactly).
+     */
+    private final RandomGenerator jitter = new RandomGenerator() {
+        @Override
+        public long nextLong() {
+            throw new UnsupportedOperationException("the backoff asks for a bounded value");
+        }
+
+        @Override
+        public long nextLong(long bound) {
+            return bound - 1 - (++ticks % Math.min(bound, 1_000));
+        }
+    };
     private final Connection db;
 
     // The history the invariants are checked against.
@@ -134,7 +164,7 @@ public final class ProtocolChecker {
         final String claimer;
         final Connection connection;
         final Deque<List<OutboundEvent>> claimed = new ArrayDeque<>();
-        final Deque<Map<OutboundEvent, String>> sent = new ArrayDeque<>();
+        final Deque<List<Outcome>> sent = new ArrayDeque<>();
 
         Publisher(String claimer, Connection connection) {
             this.claimer = claimer;
@@ -148,6 +178,8 @@ public final class ProtocolChecker {
         this.seed = seed;
         this.mutation = mutation;
         this.random = new Random(seed);
+        this.confirm = new Confirm(mutation == Mutation.CONFIRM_WITHOUT_CLAIMER ? confirmingWithoutClaimer(dialect)
+                : dialect, () -> jitter);
         this.db = connections.get();
         for (int p = 0; p < 3; p++) {
             publishers.add(new Publisher("p" + p, connections.get()));
@@ -306,15 +338,11 @@ public final class ProtocolChecker {
         }
         // The publisher's own wave logic (Routes uses it too): a strict run stops at its first failure.
         List<SendResult> sent = StrictRuns.send(batch, wave -> wave.stream().map(e -> sendOne(e, faults)).toList());
-        Map<OutboundEvent, String> results = new LinkedHashMap<>();
+        List<Outcome> results = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
             SendResult outcome = sent.get(i);
-            String result = outcome instanceof SendResult.Delivered ? "delivered"
-                    : outcome instanceof SendResult.PermanentFailure ? "permanent"
-                    : outcome instanceof SendResult.UnknownOutcome ? "unknown"
-                    : ((SendResult.TransientFailure) outcome).errorClass();
-            results.put(batch.get(i), result);
-            note(batch.get(i).id().value(), publisher.claimer + " sent: " + result);
+            results.add(new Outcome(batch.get(i), outcome));
+            note(batch.get(i).id().value(), publisher.claimer + " sent: " + outcome);
         }
         publisher.sent.add(results);
     }
@@ -352,36 +380,41 @@ public final class ProtocolChecker {
         });
     }
 
+    /** The product's confirm ({@link Confirm}): its outcome mapping, backoff and conditional statements. */
     private void confirm(Publisher publisher) throws SQLException {
-        Map<OutboundEvent, String> results = publisher.sent.poll();
+        List<Outcome> results = publisher.sent.poll();
         if (results == null) {
             return;
         }
         Connection c = publisher.connection;
         c.setAutoCommit(false);
         try {
-            OffsetDateTime now = Sql.clock(c);
-            List<Delivery> delivered = new ArrayList<>();
-            for (Map.Entry<OutboundEvent, String> entry : results.entrySet()) {
-                OutboundEvent event = entry.getKey();
-                switch (entry.getValue()) {
-                    case "delivered" -> delivered.add(new Delivery(event.id().value(), event.leaseVersion(),
-                            "m-" + sequence, null, null));
-                    case "permanent" -> update(c, OutboxRows.PARK, "Poison", now, event.id().value(), publisher.claimer,
-                            event.leaseVersion());
-                    default -> update(c, OutboxRows.RETRY_LATER, now.plus(BACKOFF).plusNanos(1_000L * (++ticks % 1_000_000)),
-                            entry.getValue(), event.id().value(),
-                            publisher.claimer, event.leaseVersion());
-                }
-            }
-            Set<UUID> confirmed = mutation == Mutation.CONFIRM_WITHOUT_CLAIMER
-                    ? confirmWithoutClaimer(c, now, delivered) : dialect.confirm(c, publisher.claimer, now, delivered);
+            Confirm.Confirmed confirmed = confirm.record(c, publisher.claimer, results, BACKOFF,
+                    STRICT_TYPES::contains);
             c.commit();
-            delivered.forEach(d -> note(d.eventId(), publisher.claimer + (confirmed.contains(d.eventId())
-                    ? " confirmed" : " lost its lease before the confirm")));
+            results.forEach(r -> note(r.event().id().value(), publisher.claimer
+                    + (confirmed.leaseLost().contains(r.event().id().value()) ? " lost its lease before the confirm"
+                    : " confirmed " + Confirm.Verdict.of(r.result()))));
         } finally {
             c.setAutoCommit(true);
         }
+    }
+
+    /** The dialect with its batch confirm replaced by {@link #confirmWithoutClaimer}: everything else is its own. */
+    private Dialect confirmingWithoutClaimer(Dialect real) {
+        return (Dialect) Proxy.newProxyInstance(Dialect.class.getClassLoader(), new Class<?>[] {Dialect.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("confirm")) {
+                        @SuppressWarnings("unchecked")
+                        List<Delivery> delivered = (List<Delivery>) args[3];
+                        return confirmWithoutClaimer((Connection) args[0], (OffsetDateTime) args[2], delivered);
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     private Set<UUID> confirmWithoutClaimer(Connection c, OffsetDateTime now, List<Delivery> delivered)
@@ -399,7 +432,7 @@ public final class ProtocolChecker {
     /** A publisher's JVM dies: whatever it claimed or sent is never confirmed; its leases must run out (R4.3). */
     private void crash(Publisher publisher) {
         publisher.claimed.forEach(b -> b.forEach(e -> note(e.id().value(), publisher.claimer + " crashed holding it")));
-        publisher.sent.forEach(b -> b.keySet().forEach(e -> note(e.id().value(), publisher.claimer + " crashed before the confirm")));
+        publisher.sent.forEach(b -> b.forEach(o -> note(o.event().id().value(), publisher.claimer + " crashed before the confirm")));
         publisher.claimed.clear();
         publisher.sent.clear();
     }
@@ -574,8 +607,8 @@ public final class ProtocolChecker {
         }
         UUID id = newest.id();
         boolean inFlight = publishers.stream().anyMatch(p -> p.claimed.stream().anyMatch(b -> b.stream()
-                .anyMatch(e -> e.id().value().equals(id))) || p.sent.stream().anyMatch(b -> b.keySet().stream()
-                .anyMatch(e -> e.id().value().equals(id))));
+                .anyMatch(e -> e.id().value().equals(id))) || p.sent.stream().anyMatch(b -> b.stream()
+                .anyMatch(o -> o.event().id().value().equals(id))));
         if (inFlight) {
             return false;
         }

@@ -1,7 +1,7 @@
-package dev.outbox.internal.publish;
+package dev.outbox.internal.protocol;
 
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
 
 /**
  * Capped exponential backoff with jitter (R4.4): attempt n waits between half and all of
@@ -9,11 +9,12 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public record Backoff(Duration initial, Duration max) {
 
-    public Duration after(int attempts) {
+    /** @param jitter the source of the spread (the server's thread-local random; a seeded one in the checker) */
+    public Duration after(int attempts, RandomGenerator jitter) {
         long ceiling = max.toMillis();
         long exponential = initial.toMillis() << Math.min(Math.max(attempts - 1, 0), 30);
         long capped = exponential <= 0 ? ceiling : Math.min(ceiling, exponential);
-        long jittered = capped / 2 + ThreadLocalRandom.current().nextLong(capped / 2 + 1);
+        long jittered = capped / 2 + jitter.nextLong(capped / 2 + 1);
         return Duration.ofMillis(Math.max(1, jittered));
     }
 }

@@ -1,4 +1,4 @@
-package dev.outbox.internal.publish;
+package dev.outbox.internal.protocol;
 
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendResult;
