@@ -1,6 +1,7 @@
 package dev.outbox;
 
 import dev.outbox.internal.event.UuidV7;
+
 import java.util.Objects;
 import java.util.UUID;
 

@@ -7,7 +7,6 @@ import jakarta.enterprise.event.Startup;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
-import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
 

@@ -1,11 +1,10 @@
 package dev.outbox.spi;
 
-import java.time.Duration;
-import java.util.Optional;
-
 import dev.outbox.OutboxEvent;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A broker the publisher delivers to. Two implementations: JMS and Kafka (in outbox-jms-bridge). The

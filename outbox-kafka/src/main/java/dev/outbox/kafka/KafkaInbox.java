@@ -1,16 +1,14 @@
 package dev.outbox.kafka;
 
 import dev.outbox.InboxedEvent;
-import java.util.function.Function;
-import java.util.Optional;
 import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.inbox.InboxAttempt;
 import dev.outbox.internal.inbox.Received;
 import dev.outbox.internal.inbox.kafka.DeadLetters;
 import dev.outbox.internal.inbox.kafka.InboxDelivery;
 import dev.outbox.internal.inbox.kafka.KafkaLag;
-import dev.outbox.internal.inbox.watch.ConsumerWatch;
 import dev.outbox.internal.inbox.kafka.RecordHeaders;
+import dev.outbox.internal.inbox.watch.ConsumerWatch;
 import dev.outbox.internal.transport.kafka.KafkaSettings;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -33,8 +31,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.logging.Logger;
 
 /**

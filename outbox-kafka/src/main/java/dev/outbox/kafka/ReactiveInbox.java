@@ -1,17 +1,17 @@
 package dev.outbox.kafka;
 
 import dev.outbox.InboxedEvent;
-import dev.outbox.internal.inbox.Received;
-import dev.outbox.internal.inbox.kafka.DeadLetters;
-import dev.outbox.internal.config.Setting;
 import dev.outbox.internal.config.InvalidSettingException;
+import dev.outbox.internal.config.Setting;
 import dev.outbox.internal.inbox.InboxAttempt;
+import dev.outbox.internal.inbox.Received;
 import dev.outbox.internal.inbox.ReleaseSweep;
+import dev.outbox.internal.inbox.kafka.DeadLetters;
 import dev.outbox.internal.inbox.kafka.InboxDelivery;
 import dev.outbox.internal.inbox.kafka.KafkaLag;
+import dev.outbox.internal.inbox.kafka.RecordHeaders;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
 import dev.outbox.internal.transport.kafka.KafkaSettings;
-import dev.outbox.internal.inbox.kafka.RecordHeaders;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -23,10 +23,10 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 import java.lang.reflect.Method;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.logging.Logger;
 
 /**

@@ -1,16 +1,16 @@
 package dev.outbox.it.bench;
 
-import dev.outbox.internal.persistence.Sql;
+import dev.outbox.internal.persistence.ClaimRequest;
 import dev.outbox.internal.persistence.Claims;
+import dev.outbox.internal.persistence.Delivery;
+import dev.outbox.internal.persistence.Dialect;
+import dev.outbox.internal.persistence.Sql;
 import dev.outbox.it.support.CrashServer;
 import dev.outbox.it.support.DedicatedDatabase;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.LibertyProcess;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.Settings;
-import dev.outbox.internal.persistence.ClaimRequest;
-import dev.outbox.internal.persistence.Delivery;
-import dev.outbox.internal.persistence.Dialect;
 import dev.outbox.spi.OutboundEvent;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;

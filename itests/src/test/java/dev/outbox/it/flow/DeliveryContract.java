@@ -1,12 +1,12 @@
 package dev.outbox.it.flow;
 
+import dev.outbox.internal.persistence.RecordedRow;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.OutboxDatabase.StoredEvent;
 import dev.outbox.it.support.TracedOrders;
 import dev.outbox.it.support.TracedOrders.TracedOrder;
-import dev.outbox.internal.persistence.RecordedRow;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;

@@ -1,9 +1,7 @@
 package dev.outbox.it.flow;
 
 import dev.outbox.internal.persistence.RecordedRow;
-import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
-import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.OutboxDatabase.StoredEvent;
 import dev.outbox.it.support.ServerLog;
 import dev.outbox.it.support.ServerLogOnFailure;
@@ -17,18 +15,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.File;
-import java.math.BigDecimal;
-import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.List;
 import java.util.UUID;
 
 import static dev.outbox.it.support.Eventually.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**

@@ -9,8 +9,8 @@ import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.KafkaBroker;
 import dev.outbox.it.support.KafkaTopic;
 import dev.outbox.it.support.LibertyProcess;
-import dev.outbox.it.support.ServerLog;
 import dev.outbox.it.support.OutboxDatabase;
+import dev.outbox.it.support.ServerLog;
 import dev.outbox.it.support.Settings;
 import dev.outbox.it.support.TracedOrders;
 import dev.outbox.it.support.TracedOrders.TracedOrder;
@@ -39,7 +39,6 @@ import java.util.stream.Collectors;
 
 import static dev.outbox.it.support.Eventually.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**

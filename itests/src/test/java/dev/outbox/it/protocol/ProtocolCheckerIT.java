@@ -1,12 +1,12 @@
 package dev.outbox.it.protocol;
 
-import dev.outbox.it.support.Settings;
-import dev.outbox.internal.protocol.ProtocolChecker;
-import dev.outbox.internal.protocol.ProtocolCheckerRun;
 import dev.outbox.internal.persistence.Dialect;
 import dev.outbox.internal.persistence.MariaDbDialect;
 import dev.outbox.internal.persistence.PostgreSqlDialect;
 import dev.outbox.internal.persistence.SqlScript;
+import dev.outbox.internal.protocol.ProtocolChecker;
+import dev.outbox.internal.protocol.ProtocolCheckerRun;
+import dev.outbox.it.support.Settings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -2,8 +2,8 @@ package dev.outbox.it.sql;
 
 import dev.outbox.internal.persistence.ConfiguredDatabaseContractTest;
 import dev.outbox.internal.persistence.DialectContract;
-import dev.outbox.it.support.Settings;
 import dev.outbox.internal.persistence.MariaDbDialect;
+import dev.outbox.it.support.Settings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 

@@ -2,8 +2,8 @@ package dev.outbox.internal.admin;
 
 import dev.outbox.internal.ops.audit.AuditTrail;
 import jakarta.annotation.security.RolesAllowed;
-import jakarta.enterprise.context.RequestScoped;
 import jakarta.ejb.EJB;
+import jakarta.enterprise.context.RequestScoped;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;

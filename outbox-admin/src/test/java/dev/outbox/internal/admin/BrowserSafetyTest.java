@@ -1,9 +1,9 @@
 package dev.outbox.internal.admin;
 
+import org.junit.jupiter.api.Test;
+
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import org.junit.jupiter.api.Test;
 
 class BrowserSafetyTest {
 

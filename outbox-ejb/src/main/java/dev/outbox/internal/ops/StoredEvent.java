@@ -1,6 +1,6 @@
 package dev.outbox.internal.ops;
 
-import dev.outbox.internal.persistence.OutboxRows;
+
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;

@@ -1,6 +1,7 @@
 package dev.outbox.internal.publish;
 
 import dev.outbox.internal.config.Settings;
+
 import java.util.Locale;
 
 /**

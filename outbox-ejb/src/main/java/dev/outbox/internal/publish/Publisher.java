@@ -1,16 +1,16 @@
 package dev.outbox.internal.publish;
 
-import dev.outbox.internal.trace.Tracing;
-import dev.outbox.internal.config.Settings;
 import dev.outbox.OutboxEvent;
+import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.health.PublisherHeartbeat;
-import dev.outbox.internal.record.OutboxCommitted;
 import dev.outbox.internal.persistence.ClaimRequest;
+import dev.outbox.internal.protocol.Outcome;
+import dev.outbox.internal.record.OutboxCommitted;
+import dev.outbox.internal.trace.Tracing;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
 import dev.outbox.spi.SendResult;
 import dev.outbox.spi.Transport;
-import dev.outbox.internal.protocol.Outcome;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;

@@ -5,12 +5,10 @@ import dev.outbox.internal.protocol.Backoff;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /**
  * The publisher's settings, read once at start (their declarations, defaults and meaning are in {@link Settings}).

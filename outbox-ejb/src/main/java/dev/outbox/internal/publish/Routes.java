@@ -1,11 +1,11 @@
 package dev.outbox.internal.publish;
 
-import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.config.InvalidSettingException;
+import dev.outbox.internal.config.Settings;
+import dev.outbox.internal.transport.StrictRuns;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
 import dev.outbox.spi.SendResult;
-import dev.outbox.internal.transport.StrictRuns;
 import dev.outbox.spi.Transport;
 
 import java.time.Duration;

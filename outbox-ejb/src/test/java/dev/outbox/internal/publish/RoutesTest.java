@@ -1,8 +1,8 @@
 package dev.outbox.internal.publish;
 
-import dev.outbox.internal.config.InvalidSettingException;
 import dev.outbox.EventId;
 import dev.outbox.OutboxEvent;
+import dev.outbox.internal.config.InvalidSettingException;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
 import dev.outbox.spi.SendResult;

@@ -1,7 +1,5 @@
 package dev.outbox.internal.health;
 
-import java.util.function.Function;
-import java.util.Optional;
 import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.persistence.OutboxDataSource;
 import dev.outbox.internal.persistence.OutboxRows;
@@ -21,6 +19,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Readiness ({@code /health/ready}): the outbox database answers, and no event type's oldest pending event is

@@ -3,9 +3,9 @@ package dev.outbox.internal.config;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.Set;
 import java.util.function.Function;
 
 /**

@@ -1,7 +1,7 @@
 package dev.outbox.internal.inbox;
 
-import dev.outbox.Inbox;
 import dev.outbox.EventId;
+import dev.outbox.Inbox;
 
 /**
  * Fired (synchronously, in the consumer's transaction) for every delivery the inbox decides on, whatever the

@@ -8,7 +8,6 @@ import jakarta.enterprise.event.Startup;
 
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
-
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,6 +1,5 @@
 package dev.outbox.internal.persistence;
 
-import java.util.UUID;
 
 /**
  * The statements on {@code outbox_audit}, the operators' audit trail (R6.6, R9.2).

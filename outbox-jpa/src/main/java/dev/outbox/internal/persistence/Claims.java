@@ -1,20 +1,21 @@
 package dev.outbox.internal.persistence;
 
-import dev.outbox.spi.OutboundEvent;
+import dev.outbox.EventId;
 import dev.outbox.OutboxEvent;
 import dev.outbox.TraceContext;
-import dev.outbox.EventId;
+import dev.outbox.spi.OutboundEvent;
+
 import java.net.URI;
-import java.util.UUID;
-import java.util.Set;
-import java.util.List;
-import java.util.HashSet;
-import java.util.ArrayList;
-import java.time.OffsetDateTime;
-import java.sql.SQLException;
-import java.sql.ResultSet;
-import java.sql.PreparedStatement;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
 
 /**
  * The claim procedure both dialects share (R4.1-R4.3, R4.6): which rows are due, the runs a strict head takes

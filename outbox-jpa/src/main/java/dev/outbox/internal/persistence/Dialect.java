@@ -1,6 +1,5 @@
 package dev.outbox.internal.persistence;
 
-import dev.outbox.EventId;
 import dev.outbox.OutboxEvent;
 import dev.outbox.internal.event.PreviousVersions;
 import dev.outbox.spi.OutboundEvent;

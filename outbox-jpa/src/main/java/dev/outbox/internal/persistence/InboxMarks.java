@@ -1,10 +1,10 @@
 package dev.outbox.internal.persistence;
 
-import java.util.UUID;
-import java.time.OffsetDateTime;
-import java.sql.Types;
-import java.sql.SQLException;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.OffsetDateTime;
+import java.util.UUID;
 
 /**
  * The statements of the inbox's marks ({@code processed_event}) and their cleanup, with that of the holds an older

@@ -1,10 +1,10 @@
 package dev.outbox.internal.persistence;
 
-import java.time.OffsetDateTime;
-import java.sql.SQLException;
-import java.sql.ResultSet;
-import java.sql.PreparedStatement;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.OffsetDateTime;
 
 /** Small SQL helpers every statement class shares. */
 public final class Sql {

@@ -1,8 +1,5 @@
 package dev.outbox.internal.record;
 
-import dev.outbox.TraceContext;
-import dev.outbox.internal.trace.Tracing;
-import dev.outbox.internal.failure.Causes;
 import dev.outbox.DuplicateEventVersionException;
 import dev.outbox.EventId;
 import dev.outbox.InvalidEventException;
@@ -11,11 +8,14 @@ import dev.outbox.OutboxEvent;
 import dev.outbox.OutboxException;
 import dev.outbox.OutboxWriteException;
 import dev.outbox.Outboxed;
-import dev.outbox.internal.persistence.OutboxTransactions;
 import dev.outbox.PublishingProtocol;
+import dev.outbox.TraceContext;
 import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.failure.Causes;
 import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.persistence.OutboxTransactions;
 import dev.outbox.internal.persistence.PendingRow;
+import dev.outbox.internal.trace.Tracing;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;

@@ -2,8 +2,8 @@ package dev.outbox.internal.record;
 
 import dev.outbox.InvalidEventException;
 import dev.outbox.OutboxEvent;
-import jakarta.json.spi.JsonProvider;
 import jakarta.json.JsonException;
+import jakarta.json.spi.JsonProvider;
 import jakarta.json.stream.JsonParser;
 import jakarta.json.stream.JsonParsingException;
 

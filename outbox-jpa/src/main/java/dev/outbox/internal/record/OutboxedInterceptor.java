@@ -1,8 +1,8 @@
 package dev.outbox.internal.record;
 
+import dev.outbox.CommitFailedException;
 import dev.outbox.Outboxed;
 import jakarta.annotation.Priority;
-import dev.outbox.CommitFailedException;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;

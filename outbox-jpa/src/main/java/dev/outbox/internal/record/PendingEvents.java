@@ -1,7 +1,7 @@
 package dev.outbox.internal.record;
 
-import dev.outbox.Outboxed;
 import dev.outbox.EventId;
+import dev.outbox.Outboxed;
 import dev.outbox.internal.persistence.PendingRow;
 
 import java.util.ArrayList;

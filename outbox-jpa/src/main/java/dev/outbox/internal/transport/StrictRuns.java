@@ -1,8 +1,8 @@
 package dev.outbox.internal.transport;
 
+import dev.outbox.Ordering;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendResult;
-import dev.outbox.Ordering;
 
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,26 +1,27 @@
 package dev.outbox.internal.protocol;
 
-import dev.outbox.internal.persistence.Sql;
-import dev.outbox.internal.persistence.InboxMarks;
-import dev.outbox.internal.persistence.OutboxRows;
 import dev.outbox.EventId;
-import dev.outbox.OutboxEvent;
-import dev.outbox.internal.event.PreviousVersions;
-import dev.outbox.internal.persistence.PendingRow;
-import dev.outbox.Ordering;
 import dev.outbox.Inbox;
 import dev.outbox.InboxedEvent;
+import dev.outbox.Ordering;
+import dev.outbox.OutboxEvent;
+import dev.outbox.internal.event.PreviousVersions;
 import dev.outbox.internal.inbox.Received;
 import dev.outbox.internal.inbox.Resequencer;
-import dev.outbox.internal.persistence.InboxStore;
 import dev.outbox.internal.persistence.ClaimRequest;
 import dev.outbox.internal.persistence.Delivery;
 import dev.outbox.internal.persistence.Dialect;
+import dev.outbox.internal.persistence.InboxMarks;
+import dev.outbox.internal.persistence.InboxStore;
+import dev.outbox.internal.persistence.OutboxRows;
+import dev.outbox.internal.persistence.PendingRow;
+import dev.outbox.internal.persistence.Sql;
+import dev.outbox.internal.transport.StrictRuns;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendResult;
-import dev.outbox.internal.transport.StrictRuns;
-import dev.outbox.internal.protocol.Backoff;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -40,11 +41,9 @@ import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Supplier;
-import java.util.random.RandomGenerator;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
+import java.util.random.RandomGenerator;
 
 /**
  * A randomized checker of the whole protocol (issue 16), in the spirit of Jepsen, on a real database: writers,

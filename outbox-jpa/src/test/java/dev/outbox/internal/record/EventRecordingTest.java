@@ -1,15 +1,6 @@
 package dev.outbox.internal.record;
 
-import dev.outbox.internal.trace.OpenTelemetryTracing;
-import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.SpanContext;
-import io.opentelemetry.api.trace.TraceFlags;
-import io.opentelemetry.api.trace.TraceState;
-import io.opentelemetry.context.Scope;
 import dev.outbox.*;
-
-import dev.outbox.internal.record.OutboxCommitted;
 import dev.outbox.PublishingProtocol;
 import dev.outbox.internal.config.OutboxSettings;
 import dev.outbox.internal.persistence.Dialect;
@@ -19,6 +10,13 @@ import dev.outbox.internal.persistence.H2Dialect;
 import dev.outbox.internal.persistence.OutboxDataSource;
 import dev.outbox.internal.persistence.OutboxRows;
 import dev.outbox.internal.persistence.OutboxTransactions;
+import dev.outbox.internal.trace.OpenTelemetryTracing;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
+import io.opentelemetry.context.Scope;
 import jakarta.enterprise.event.Event;
 import jakarta.transaction.Status;
 import org.junit.jupiter.api.AfterEach;

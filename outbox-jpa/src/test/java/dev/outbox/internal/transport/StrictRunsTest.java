@@ -1,10 +1,10 @@
 package dev.outbox.internal.transport;
 
-import dev.outbox.spi.OutboundEvent;
-import dev.outbox.spi.SendResult;
 import dev.outbox.EventId;
 import dev.outbox.Ordering;
 import dev.outbox.OutboxEvent;
+import dev.outbox.spi.OutboundEvent;
+import dev.outbox.spi.SendResult;
 import org.junit.jupiter.api.Test;
 
 import java.time.OffsetDateTime;

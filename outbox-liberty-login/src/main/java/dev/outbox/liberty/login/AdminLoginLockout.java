@@ -10,6 +10,7 @@ import dev.outbox.liberty.login.FailedLogins.Attempt;
 import dev.outbox.liberty.login.FailedLogins.Locked;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+
 import java.rmi.RemoteException;
 import java.util.Optional;
 import java.util.Properties;

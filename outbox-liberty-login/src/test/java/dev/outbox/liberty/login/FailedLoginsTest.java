@@ -1,16 +1,17 @@
 package dev.outbox.liberty.login;
 
+import dev.outbox.liberty.login.FailedLogins.Attempt;
+import dev.outbox.liberty.login.FailedLogins.Locked;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import dev.outbox.liberty.login.FailedLogins.Attempt;
-import dev.outbox.liberty.login.FailedLogins.Locked;
-import java.time.Duration;
-import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.Test;
 
 class FailedLoginsTest {
 

@@ -2,17 +2,17 @@ package dev.outbox.it.wildfly;
 
 import dev.outbox.it.flow.DeliveryContract;
 import dev.outbox.it.support.ExampleService;
+import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.MetricsProbe;
 import dev.outbox.it.support.MonitoringQueries;
-import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.Settings;
 import dev.outbox.it.support.TracedOrders;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
-import jakarta.json.JsonObject;
-import jakarta.json.JsonValue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -1,10 +1,10 @@
 package dev.outbox.example.invoicing.boundary;
 
+import dev.outbox.InboxedEvent;
 import dev.outbox.example.invoicing.entity.Invoice;
 import dev.outbox.example.invoicing.entity.InvoiceEntry;
 import dev.outbox.example.orders.control.FaultDrill;
 import dev.outbox.example.orders.control.OrderEvents;
-import dev.outbox.InboxedEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;

@@ -1,8 +1,9 @@
 package dev.outbox.example.loyalty.boundary;
 
-import dev.outbox.example.loyalty.entity.LoyaltyPoints;
-import dev.outbox.example.orders.control.OrderEvents;
 import dev.outbox.InboxedEvent;
+import dev.outbox.example.loyalty.entity.LoyaltyPoints;
+import dev.outbox.example.orders.control.FaultDrill;
+import dev.outbox.example.orders.control.OrderEvents;
 import dev.outbox.kafka.ReactiveInbox;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -17,14 +18,12 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
-import dev.outbox.example.orders.control.FaultDrill;
-
 import java.time.Duration;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
-import java.util.concurrent.CompletionStage;
 
 /**
  * The "loyalty" service, fed from Kafka through MicroProfile Reactive Messaging (channel {@code order-events},

@@ -1,12 +1,12 @@
 package dev.outbox.example.orders.boundary;
 
+import dev.outbox.OutboxRecorder;
+import dev.outbox.Outboxed;
 import dev.outbox.example.orders.control.FaultDrill;
 import dev.outbox.example.orders.control.OrderEvents;
 import dev.outbox.example.orders.control.OrderVersions;
 import dev.outbox.example.orders.entity.Order;
 import dev.outbox.example.orders.entity.OrderStatus;
-import dev.outbox.OutboxRecorder;
-import dev.outbox.Outboxed;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;

@@ -2,10 +2,10 @@ package dev.outbox.example.orders.control;
 
 import dev.outbox.OutboxEvent;
 import dev.outbox.example.orders.entity.Order;
-import jakarta.json.spi.JsonProvider;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonReader;
+import jakarta.json.spi.JsonProvider;
 
 import java.io.StringReader;
 import java.math.BigDecimal;

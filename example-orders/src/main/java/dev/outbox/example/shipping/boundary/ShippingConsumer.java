@@ -1,9 +1,9 @@
 package dev.outbox.example.shipping.boundary;
 
+import dev.outbox.OutboxHeaders;
 import dev.outbox.example.orders.control.OrderEvents;
 import dev.outbox.example.shipping.entity.Shipment;
 import dev.outbox.jms.InboxConsumer;
-import dev.outbox.OutboxHeaders;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.MessageDriven;
 import jakarta.ejb.TransactionAttribute;

@@ -1,9 +1,9 @@
 package dev.outbox.internal.ops.cleanup;
 
-import dev.outbox.internal.persistence.SideEffectRows;
 import dev.outbox.internal.persistence.InboxMarks;
-import dev.outbox.internal.persistence.OutboxRows;
 import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.persistence.OutboxRows;
+import dev.outbox.internal.persistence.SideEffectRows;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;

@@ -1,16 +1,16 @@
 package dev.outbox.internal.ops.repair;
 
-import dev.outbox.internal.persistence.Sql;
-import dev.outbox.internal.persistence.OutboxRows;
-import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.InvalidEventException;
 import dev.outbox.OutboxEvent;
+import dev.outbox.internal.config.OutboxSettings;
 import dev.outbox.internal.ops.AdminRefusal;
 import dev.outbox.internal.ops.OperatorRoles;
 import dev.outbox.internal.ops.StoredEvent;
 import dev.outbox.internal.ops.audit.AuditTrail;
-import dev.outbox.internal.record.EventValidation;
-import dev.outbox.InvalidEventException;
 import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.persistence.OutboxRows;
+import dev.outbox.internal.persistence.Sql;
+import dev.outbox.internal.record.EventValidation;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.DeclareRoles;
 import jakarta.annotation.security.RolesAllowed;

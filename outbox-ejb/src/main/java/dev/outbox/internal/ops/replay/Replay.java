@@ -1,17 +1,17 @@
 package dev.outbox.internal.ops.replay;
 
-import dev.outbox.internal.persistence.Sql;
-import dev.outbox.internal.persistence.ReplayRequests;
-import dev.outbox.internal.persistence.AuditRows;
-import dev.outbox.internal.persistence.SideEffectRows;
-import dev.outbox.internal.persistence.InboxMarks;
-import dev.outbox.internal.persistence.OutboxRows;
 import dev.outbox.OutboxEvent;
 import dev.outbox.internal.ops.AdminRefusal;
 import dev.outbox.internal.ops.OperatorRoles;
 import dev.outbox.internal.ops.audit.AuditTrail;
-import dev.outbox.internal.publish.Publisher;
+import dev.outbox.internal.persistence.AuditRows;
+import dev.outbox.internal.persistence.InboxMarks;
 import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.persistence.OutboxRows;
+import dev.outbox.internal.persistence.ReplayRequests;
+import dev.outbox.internal.persistence.SideEffectRows;
+import dev.outbox.internal.persistence.Sql;
+import dev.outbox.internal.publish.Publisher;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.DeclareRoles;
 import jakarta.annotation.security.RolesAllowed;

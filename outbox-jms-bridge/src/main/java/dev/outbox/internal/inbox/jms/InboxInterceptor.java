@@ -1,17 +1,17 @@
 package dev.outbox.internal.inbox.jms;
 
-import dev.outbox.jms.InboxConsumer;
 import dev.outbox.EventId;
+import dev.outbox.InboxedEvent;
 import dev.outbox.Ordering;
+import dev.outbox.OutboxHeaders;
 import dev.outbox.TraceContext;
 import dev.outbox.internal.config.Settings;
-import dev.outbox.InboxedEvent;
 import dev.outbox.internal.failure.Causes;
 import dev.outbox.internal.inbox.InboxAttempt;
 import dev.outbox.internal.inbox.Received;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
 import dev.outbox.internal.persistence.OutboxDataSource;
-import dev.outbox.OutboxHeaders;
+import dev.outbox.jms.InboxConsumer;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;

@@ -1,8 +1,8 @@
 package dev.outbox.internal.transport.jms;
 
 import dev.outbox.OutboxEvent;
-import dev.outbox.spi.OutboundEvent;
 import dev.outbox.OutboxHeaders;
+import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
 import dev.outbox.spi.SendResult;
 import jakarta.enterprise.context.ApplicationScoped;

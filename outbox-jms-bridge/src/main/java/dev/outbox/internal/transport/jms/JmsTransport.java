@@ -1,9 +1,8 @@
 package dev.outbox.internal.transport.jms;
 
-import dev.outbox.internal.failure.Causes;
-import java.util.Optional;
-import dev.outbox.internal.config.Settings;
 import dev.outbox.OutboxEvent;
+import dev.outbox.internal.config.Settings;
+import dev.outbox.internal.failure.Causes;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
 import dev.outbox.spi.SendResult;
@@ -16,6 +15,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.logging.Logger;
 
 /**

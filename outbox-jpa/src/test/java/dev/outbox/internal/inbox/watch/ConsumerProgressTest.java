@@ -1,13 +1,12 @@
 package dev.outbox.internal.inbox.watch;
 
+import dev.outbox.internal.inbox.watch.ConsumerSource.Reading;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.OptionalLong;
-
-import dev.outbox.internal.inbox.watch.ConsumerSource.Reading;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

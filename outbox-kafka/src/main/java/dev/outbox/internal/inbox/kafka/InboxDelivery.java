@@ -1,12 +1,12 @@
 package dev.outbox.internal.inbox.kafka;
 
-import dev.outbox.internal.config.Settings;
-import dev.outbox.internal.inbox.Received;
 import dev.outbox.InboxedEvent;
-import dev.outbox.kafka.KafkaInbox;
+import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.failure.Causes;
 import dev.outbox.internal.inbox.InboxAttempt;
+import dev.outbox.internal.inbox.Received;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
+import dev.outbox.kafka.KafkaInbox;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -1,7 +1,7 @@
 package dev.outbox.internal.inbox.kafka;
 
-import dev.outbox.internal.transport.kafka.AdminClientSettings;
 import dev.outbox.internal.inbox.watch.ConsumerSource;
+import dev.outbox.internal.transport.kafka.AdminClientSettings;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.kafka.clients.admin.Admin;
@@ -18,11 +18,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 

@@ -1,10 +1,10 @@
 package dev.outbox.internal.inbox.kafka;
 
-import dev.outbox.InboxedEvent;
 import dev.outbox.EventId;
+import dev.outbox.InboxedEvent;
 import dev.outbox.Ordering;
-import dev.outbox.TraceContext;
 import dev.outbox.OutboxHeaders;
+import dev.outbox.TraceContext;
 import dev.outbox.internal.inbox.Received;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;

@@ -2,7 +2,6 @@ package dev.outbox.internal.transport.kafka;
 
 import dev.outbox.internal.config.InvalidSettingException;
 import dev.outbox.internal.config.Settings;
-
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 import java.time.Duration;

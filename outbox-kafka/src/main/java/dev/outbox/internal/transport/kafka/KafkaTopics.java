@@ -1,7 +1,7 @@
 package dev.outbox.internal.transport.kafka;
 
-import dev.outbox.internal.config.Settings;
 import dev.outbox.OutboxEvent;
+import dev.outbox.internal.config.Settings;
 
 import java.util.Optional;
 import java.util.function.Function;

@@ -1,7 +1,7 @@
 package dev.outbox.internal.transport.kafka;
 
-import dev.outbox.spi.SendResult;
 import dev.outbox.internal.config.InvalidSettingException;
+import dev.outbox.spi.SendResult;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.RecordTooLargeException;

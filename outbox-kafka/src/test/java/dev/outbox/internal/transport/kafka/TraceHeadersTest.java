@@ -6,8 +6,8 @@ import dev.outbox.Ordering;
 import dev.outbox.OutboxEvent;
 import dev.outbox.OutboxHeaders;
 import dev.outbox.TraceContext;
-import dev.outbox.spi.OutboundEvent;
 import dev.outbox.internal.inbox.kafka.RecordHeaders;
+import dev.outbox.spi.OutboundEvent;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 
