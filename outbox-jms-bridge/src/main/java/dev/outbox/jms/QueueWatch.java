@@ -4,6 +4,7 @@ import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.inbox.jms.ReleaseNudge;
 import dev.outbox.internal.inbox.watch.ConsumerSource;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
+import dev.outbox.internal.transport.jms.JmsMessages;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.ConnectionFactory;
@@ -77,7 +78,8 @@ public class QueueWatch {
             // R5.7: from now on, not from its first message, an idle consumer is nudged to release what can go on
             nudge.watched(consumer, queue, factory);
         } catch (RuntimeException notNow) {
-            LOG.log(Level.WARNING, "consumer " + consumer + ": waiting events released by a skip wait for its first"
+            JmsMessages.WATCH_RELEASE_DEFERRED.log(LOG,
+                    () -> "consumer " + consumer + ": waiting events released by a skip wait for its first"
                     + " message after this start (" + notNow.getClass().getName() + ")");
         }
     }

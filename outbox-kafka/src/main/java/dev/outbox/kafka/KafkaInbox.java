@@ -9,6 +9,7 @@ import dev.outbox.internal.inbox.kafka.InboxDelivery;
 import dev.outbox.internal.inbox.kafka.KafkaLag;
 import dev.outbox.internal.inbox.kafka.RecordHeaders;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
+import dev.outbox.internal.transport.kafka.KafkaMessages;
 import dev.outbox.internal.transport.kafka.KafkaSettings;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -117,7 +118,8 @@ public class KafkaInbox {
         Thread thread = threads.newThread(subscription);
         thread.setName("outbox-inbox-" + consumer);
         thread.start();
-        LOG.info(() -> "consumer " + consumer + " reads " + topic + " from " + bootstrapServers + " as group " + groupId);
+        KafkaMessages.CONSUMER_READS.log(LOG,
+                () -> "consumer " + consumer + " reads " + topic + " from " + bootstrapServers + " as group " + groupId);
     }
 
     private Map<String, Object> consumerProperties(String groupId) {
@@ -173,7 +175,8 @@ public class KafkaInbox {
                 } catch (KafkaException e) {
                     if (running) {
                         // Uncommitted records come again from a new consumer; the inbox absorbs them (R5.5).
-                        LOG.warning(() -> "consumer " + consumer + " lost its Kafka consumer on " + topic + " ("
+                        KafkaMessages.CONSUMER_LOST.log(LOG,
+                                () -> "consumer " + consumer + " lost its Kafka consumer on " + topic + " ("
                                 + e.getClass().getName() + "); reconnecting from the last committed offset");
                         pauseOrStop();
                     }
@@ -183,7 +186,8 @@ public class KafkaInbox {
                     if (Thread.currentThread().isInterrupted()) {
                         running = false;
                     } else if (running) {
-                        LOG.severe(() -> "consumer " + consumer + " stopped reading " + topic + " on "
+                        KafkaMessages.CONSUMER_STOPPED.log(LOG,
+                                () -> "consumer " + consumer + " stopped reading " + topic + " on "
                                 + e.getClass().getName() + "; restarting from the last committed offset");
                         pauseOrStop();
                     }

@@ -1,5 +1,6 @@
 package dev.outbox.kafka;
 
+import dev.outbox.internal.transport.kafka.KafkaMessages;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -15,6 +16,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -86,7 +88,8 @@ final class PollOffsets implements ConsumerRebalanceListener {
                 unsent = true;
                 if (!failing) {
                     failing = true;
-                    LOG.warning(() -> "consumer " + consumer + ": an offset commit failed (" + failure.getClass().getName()
+                    KafkaMessages.OFFSET_COMMIT_FAILED.log(LOG,
+                            () -> "consumer " + consumer + ": an offset commit failed (" + failure.getClass().getName()
                             + "); it goes again after the next poll, and records read again meanwhile are absorbed by"
                             + " the inbox");
                 }
@@ -132,7 +135,8 @@ final class PollOffsets implements ConsumerRebalanceListener {
         if (overdue) {
             String unanswered = unacknowledged.isEmpty() ? "every commit answered"
                     : "a commit sent " + TimeUnit.NANOSECONDS.toSeconds(now - lastSent) + " s ago and unanswered";
-            LOG.warning(() -> "consumer " + consumer + ": the group's committed offsets stayed behind the records done"
+            KafkaMessages.OFFSETS_BEHIND.log(LOG,
+                    () -> "consumer " + consumer + ": the group's committed offsets stayed behind the records done"
                     + " with on a quiet topic (" + unanswered + "); committing them again: " + behind);
             unacknowledged.putAll(behind);
             unsent = true;
@@ -183,15 +187,21 @@ final class PollOffsets implements ConsumerRebalanceListener {
     private void commitsWentThrough() {
         if (failing) {
             failing = false;
-            LOG.info(() -> "consumer " + consumer + ": offsets are committed again");
+            KafkaMessages.OFFSETS_COMMITTED_AGAIN.log(LOG,
+                    () -> "consumer " + consumer + ": offsets are committed again");
         }
     }
 
     /** The records come again to whoever reads these partitions next; the inbox absorbs them (R5.5). */
     private void notHandedOver(Map<TopicPartition, OffsetAndMetadata> leaving, RuntimeException e, Level level) {
-        LOG.log(level, () -> "consumer " + consumer + ": the offset commit before handing over " + leaving.keySet()
-                + " failed (" + e.getClass().getName() + "); their next reader reads some records again and the"
-                + " inbox absorbs them");
+        Supplier<String> text = () -> "consumer " + consumer + ": the offset commit before handing over "
+                + leaving.keySet() + " failed (" + e.getClass().getName() + "); their next reader reads some records"
+                + " again and the inbox absorbs them";
+        if (level == Level.FINE) {
+            LOG.fine(text);
+        } else {
+            KafkaMessages.HANDOVER_COMMIT_FAILED.log(LOG, text);
+        }
     }
 
     @Override

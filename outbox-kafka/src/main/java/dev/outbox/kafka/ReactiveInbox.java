@@ -11,6 +11,7 @@ import dev.outbox.internal.inbox.kafka.InboxDelivery;
 import dev.outbox.internal.inbox.kafka.KafkaLag;
 import dev.outbox.internal.inbox.kafka.RecordHeaders;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
+import dev.outbox.internal.transport.kafka.KafkaMessages;
 import dev.outbox.internal.transport.kafka.KafkaSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -143,7 +144,8 @@ public class ReactiveInbox {
      */
     private static CompletionStage<Void> acknowledge(String consumer, Message<String> message, String position) {
         return message.ack().exceptionally(failure -> {
-            LOG.warning(() -> "consumer " + consumer + " could not commit the offset of " + position + " yet ("
+            KafkaMessages.OFFSET_COMMIT_DEFERRED.log(LOG,
+                    () -> "consumer " + consumer + " could not commit the offset of " + position + " yet ("
                     + failure.getClass().getSimpleName() + "); a later commit or a redelivery covers it");
             return null;
         });

@@ -83,7 +83,7 @@ public abstract class DeliveryContract {
         Thread.sleep(2_500); // past the gap window on both servers: no timer may apply it
         assertEquals(1, waiting(orderId, 4), "version 4 still waits");
         assertEquals(0, processed(orderId, 4), "and was not applied ahead of version 3");
-        assertTrue(serverLog().contains("waiting: " + v4), "the wait was logged by event id");
+        assertTrue(serverLog().contains("OUTBOX-1303 waiting: " + v4), "the wait was logged by its message id and the event id");
         assertEquals("DELIVERED", db.eventsOf(orderId).get(2).state(), "its message was acknowledged, not held");
 
         UUID v3 = insertEvent(orderId, 3, "OrderAmended");
@@ -112,7 +112,7 @@ public abstract class DeliveryContract {
 
         await(SOON, "version 4 applied with no further message to shipping", () -> processed(orderId, 4), n -> n == 1);
         assertEquals(0, waiting(orderId, 4), "nothing left waiting");
-        assertTrue(serverLog().contains("consumer shipping: asked to apply the waiting events whose turn came"),
+        assertTrue(serverLog().contains("OUTBOX-3202 consumer shipping: asked to apply the waiting events whose turn came"),
                 "released by the inbox's own nudge, not by some other message");
     }
 
@@ -135,7 +135,7 @@ public abstract class DeliveryContract {
                 "event_id = '" + fork + "' AND applied_event_id = '" + applied + "'"), n -> n == 1);
         assertEquals(1, shipmentsOf(orderId), "the fork's change never ran");
         assertEquals(0, db.count("processed_event", "event_id = '" + fork + "'"), "nor was it absorbed as processed");
-        assertTrue(serverLog().contains("conflict: " + fork), "reported by event id");
+        assertTrue(serverLog().contains("OUTBOX-1304 conflict: " + fork), "reported by its message id and the event id");
     }
 
     @Test

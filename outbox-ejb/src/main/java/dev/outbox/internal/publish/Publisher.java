@@ -40,7 +40,6 @@ import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -104,10 +103,12 @@ public class Publisher {
         settings = PublisherSettings.read(name -> config.getOptionalValue(name, String.class));
         Failpoint.arm(Settings.FAILPOINT.text(name -> config.getOptionalValue(name, String.class)));
         if (Failpoint.armed() != null) {
-            LOG.warning(() -> "outbox failpoint " + Failpoint.armed() + " is armed: this JVM halts there (tests only)");
+            PublisherMessages.FAILPOINT_ARMED.log(LOG,
+                    () -> "outbox failpoint " + Failpoint.armed() + " is armed: this JVM halts there (tests only)");
         }
         if (!settings.enabled()) {
-            LOG.info("outbox publisher disabled (outbox.publisher.enabled=false): events stay pending");
+            PublisherMessages.PUBLISHER_DISABLED.log(LOG,
+                    () -> "outbox publisher disabled (outbox.publisher.enabled=false): events stay pending");
             return;
         }
         routes = Routes.read(name -> config.getOptionalValue(name, String.class), config.getPropertyNames(),
@@ -117,7 +118,8 @@ public class Publisher {
         wakeUps.attach(this::wakeUp);
         timers.createIntervalTimer(interval, interval, new TimerConfig("outbox-publisher", false));
         heartbeat.started(settings.interval());
-        LOG.info(() -> "outbox publisher " + settings.claimerId() + " started: transport " + routes.describe()
+        PublisherMessages.PUBLISHER_STARTED.log(LOG,
+                () -> "outbox publisher " + settings.claimerId() + " started: transport " + routes.describe()
                 + ", every " + interval + " ms, batches of " + settings.batchSize() + ", " + settings.workers()
                 + " worker(s), lease "
                 + settings.lease().toMillis() + " ms, ordering " + (settings.strictByDefault() ? "strict" : "independent")
@@ -166,7 +168,8 @@ public class Publisher {
                 drain(true);
             } catch (RuntimeException e) {
                 // The table is the truth: unconfirmed rows stay claimed until their lease runs out.
-                LOG.log(Level.WARNING, "outbox publisher run failed; leases expire and the rows are retried", e);
+                PublisherMessages.RUN_FAILED.log(LOG, e,
+                        () -> "outbox publisher run failed; leases expire and the rows are retried");
             } finally {
                 heartbeat.runEnded();
                 running.set(false);
@@ -207,7 +210,8 @@ public class Publisher {
         for (OutboundEvent event : claimed) {
             if (event.shadow()) {
                 List<String> destinations = destinationsOf(event.event());
-                LOG.info(() -> "shadow: would send " + event.describe() + " to " + destinations
+                PublisherMessages.SHADOW_SEND.log(LOG,
+                        () -> "shadow: would send " + event.describe() + " to " + destinations
                         + "; the old path sends it (outbox.publisher.mode)");
                 results.add(new SendResult.Delivered("shadow:" + String.join("+", destinations), null, null));
             } else {
@@ -232,7 +236,8 @@ public class Publisher {
                 try {
                     drain(false);
                 } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "outbox publisher helper failed; leases expire and the rows are retried", e);
+                    PublisherMessages.HELPER_FAILED.log(LOG, e,
+                            () -> "outbox publisher helper failed; leases expire and the rows are retried");
                 } finally {
                     helpers.decrementAndGet();
                 }

@@ -1,5 +1,6 @@
 package dev.outbox.internal.config;
 
+import dev.outbox.internal.logging.CoreMessages;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
@@ -25,6 +26,6 @@ public class SettingsSource {
 
     /** A bad value stops the application here, naming the variable, instead of failing the first command. */
     void checkAtStart(@Observes Startup startup, OutboxSettings settings) {
-        LOG.info(() -> "outbox settings: " + settings);
+        CoreMessages.SETTINGS.log(LOG, () -> "outbox settings: " + settings);
     }
 }

@@ -3,6 +3,7 @@ package dev.outbox.internal.inbox;
 import dev.outbox.Inbox;
 import dev.outbox.NoTransactionException;
 import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.logging.CoreMessages;
 import dev.outbox.internal.persistence.InboxStore;
 import dev.outbox.internal.persistence.OutboxDataSource;
 import dev.outbox.internal.persistence.OutboxTransactions;
@@ -82,7 +83,8 @@ public class ConsumerInbox {
         try (Connection connection = database.connect()) {
             for (Resequencer.Skip skip : resequencer(connection).skipAdvisoryGaps(consumer, settings.advisoryWait(),
                     limit)) {
-                LOG.warning(() -> "skipped: consumer " + consumer + " stopped waiting for versions " + skip.from()
+                CoreMessages.ADVISORY_GAP_SKIPPED.log(LOG,
+                        () -> "skipped: consumer " + consumer + " stopped waiting for versions " + skip.from()
                         + " to " + skip.through() + " of " + skip.aggregate() + ": the type after them is in"
                         + " outbox.inbox.advisory-order and waited longer than outbox.inbox.advisory-wait-ms; if they"
                         + " come, those of an advisory type are recorded as skipped and never applied, the others"
@@ -114,7 +116,8 @@ public class ConsumerInbox {
     /** Each waiting event a release applied: logged by ids (R6.3) and counted as a first delivery (R6.1). */
     private void reportReleased(String consumer, Resequencer.Result result, String after) {
         for (Received successor : result.released()) {
-            LOG.info(() -> "consumer " + consumer + " applied " + successor.event().describe() + " in its turn" + after);
+            CoreMessages.APPLIED_IN_TURN.log(LOG,
+                    () -> "consumer " + consumer + " applied " + successor.event().describe() + " in its turn" + after);
             receivedEvents.fire(new InboxReceived(consumer, successor.event().eventId(), Inbox.Receipt.FIRST));
         }
     }
@@ -134,17 +137,20 @@ public class ConsumerInbox {
         String what = received.event().describe() + " (" + received.event().ordering().header() + "), broker id "
                 + received.brokerId() + ", for consumer " + consumer;
         switch (receipt) {
-            case WAITING -> LOG.info(() -> "waiting: " + what + " is stored until the versions before it are applied"
+            case WAITING -> CoreMessages.WAITING.log(LOG,
+                    () -> "waiting: " + what + " is stored until the versions before it are applied"
                     + " (R5.7); its message is acknowledged");
-            case CONFLICT -> LOG.severe(() -> "conflict: " + what + " claims a version this consumer already applied"
+            case CONFLICT -> CoreMessages.CONFLICT.log(LOG,
+                    () -> "conflict: " + what + " claims a version this consumer already applied"
                     + " or holds under another event id (a fork of the aggregate's history, as after a restore from"
                     + " backup, R7.7); parked at the consumer, not applied: see the runbook, 'Forks'");
-            case SKIPPED -> LOG.warning(() -> "skipped: " + what + " arrived after an operator skipped its version;"
+            case SKIPPED -> CoreMessages.ARRIVED_AFTER_SKIP.log(LOG,
+                    () -> "skipped: " + what + " arrived after an operator skipped its version;"
                     + " recorded as processed, not applied");
             case NOT_RECEIVED -> {
                 // R5.7: once per consumer and type, so a type misspelled in the setting shows in the log
                 if (passedOverTypes.add(consumer + "/" + received.event().eventType())) {
-                    LOG.info(() -> "consumer " + consumer + " passes over events of type "
+                    CoreMessages.NOT_RECEIVED.log(LOG, () -> "consumer " + consumer + " passes over events of type "
                             + received.event().eventType() + " (first: " + what + "): outbox.inbox.receives names"
                             + " other types for it; if it should apply them, add " + consumer + ":"
                             + received.event().eventType() + " there");

@@ -1,6 +1,7 @@
 package dev.outbox.internal.inbox;
 
 import dev.outbox.Inbox;
+import dev.outbox.internal.logging.CoreMessages;
 import dev.outbox.internal.persistence.OutboxTransactions;
 import dev.outbox.internal.trace.Tracing;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -175,7 +176,8 @@ public class InboxAttempt {
                 }
             });
         } catch (RuntimeException notNow) {
-            LOG.warning(() -> "consumer " + consumer + ": advisory gaps not skipped now (" + notNow.getClass().getName()
+            CoreMessages.ADVISORY_SKIP_DEFERRED.log(LOG,
+                    () -> "consumer " + consumer + ": advisory gaps not skipped now (" + notNow.getClass().getName()
                     + "); the next sweep tries again");
         }
     }
@@ -212,7 +214,8 @@ public class InboxAttempt {
             releasingAroundFailures(consumer, releaseBelow -> releaseIn(consumer, aggregateType, aggregateId,
                     inTurn(none, change), releaseBelow));
         } catch (RuntimeException notNow) {
-            LOG.warning(() -> "consumer " + consumer + ": the release of " + aggregateType + "/" + aggregateId
+            CoreMessages.RELEASE_FAILED.log(LOG,
+                    () -> "consumer " + consumer + ": the release of " + aggregateType + "/" + aggregateId
                     + " failed (" + notNow.getClass().getName() + "); the sweep tries again");
         }
     }
@@ -228,7 +231,7 @@ public class InboxAttempt {
         try {
             result = inOneTransaction(() -> releasingBelow.apply(Resequencer.RELEASE_ALL));
         } catch (Resequencer.SuccessorFailed failed) {
-            LOG.warning(() -> "consumer " + consumer + ": " + failed.getMessage() + " ("
+            CoreMessages.SUCCESSOR_FAILED.log(LOG, () -> "consumer " + consumer + ": " + failed.getMessage() + " ("
                     + failed.getCause().getClass().getName() + "); the versions before it go on without it, which"
                     + " stays waiting");
             result = inOneTransaction(() -> {
@@ -265,7 +268,8 @@ public class InboxAttempt {
     }
 
     private static void logDuplicate(String consumer, Received received) {
-        LOG.info(() -> "consumer " + consumer + " absorbed duplicate " + received.event().describe() + ", broker id "
+        CoreMessages.DUPLICATE_ABSORBED.log(LOG,
+                () -> "consumer " + consumer + " absorbed duplicate " + received.event().describe() + ", broker id "
                 + received.brokerId());
     }
 
@@ -312,7 +316,7 @@ public class InboxAttempt {
             if (receipts.size() < spans.size()) {
                 spans.peek().failed(cause); // the newest event's mark or change threw, not the commit
             }
-            LOG.info(() -> "consumer " + consumer + ": a batch of " + batch.size() + " ("
+            CoreMessages.BATCH_ROLLED_BACK.log(LOG, () -> "consumer " + consumer + ": a batch of " + batch.size() + " ("
                     + batch.get(0).received().brokerId() + " to " + batch.get(batch.size() - 1).received().brokerId()
                     + ") rolled back (" + cause.getClass().getName() + "); its events go again one at a time");
         } finally {

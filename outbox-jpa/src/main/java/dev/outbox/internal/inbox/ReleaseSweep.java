@@ -1,5 +1,6 @@
 package dev.outbox.internal.inbox;
 
+import dev.outbox.internal.logging.CoreMessages;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -68,7 +69,8 @@ public class ReleaseSweep {
             // Never fails a delivery: without the sweep a consumer releases with its next message (R5.7).
             if (!unscheduledReported) {
                 unscheduledReported = true;
-                LOG.warning(() -> "no managed scheduler at " + SCHEDULERS + " (" + cannot.getClass().getName()
+                CoreMessages.NO_SCHEDULER.log(LOG,
+                        () -> "no managed scheduler at " + SCHEDULERS + " (" + cannot.getClass().getName()
                         + "): MDB and Reactive Messaging consumers apply the waiting events a skip or a failure let go"
                         + " on with their next message only");
             }
@@ -94,7 +96,8 @@ public class ReleaseSweep {
             } catch (Throwable notNow) {
                 // A scheduled task that threw would never run again, for any consumer: whatever one sweep threw
                 // (an Error from a change included) is logged, and the next round tries again.
-                LOG.warning(() -> "consumer " + consumer + ": the sweep for waiting events failed ("
+                CoreMessages.SWEEP_FAILED.log(LOG,
+                        () -> "consumer " + consumer + ": the sweep for waiting events failed ("
                         + notNow.getClass().getName() + "); it runs again in "
                         + TimeUnit.NANOSECONDS.toSeconds(InboxAttempt.RELEASE_SWEEP_NANOS) + " s");
             }

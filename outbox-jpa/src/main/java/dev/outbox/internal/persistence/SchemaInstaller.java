@@ -2,6 +2,7 @@ package dev.outbox.internal.persistence;
 
 import dev.outbox.internal.config.OutboxSettings;
 import dev.outbox.internal.config.Settings;
+import dev.outbox.internal.logging.CoreMessages;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
@@ -59,14 +60,15 @@ public class SchemaInstaller {
         int present = versionPresent();
         List<String> missing = scripts.stream().filter(script -> Dialect.versionOf(script) > present).toList();
         if (missing.isEmpty()) {
-            LOG.info(() -> "outbox schema is up to date: " + lastOf(scripts) + " applied");
+            CoreMessages.SCHEMA_UP_TO_DATE.log(LOG,
+                    () -> "outbox schema is up to date: " + lastOf(scripts) + " applied");
             return;
         }
         try (Connection connection = database.connect()) {
             // Every script is idempotent (IF NOT EXISTS): one that half ran before is completed.
             for (String script : missing) {
                 SqlScript.load(script, SchemaInstaller.class.getClassLoader()).run(connection);
-                LOG.info(() -> "outbox schema script applied: " + script);
+                CoreMessages.SCHEMA_SCRIPT_APPLIED.log(LOG, () -> "outbox schema script applied: " + script);
             }
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the outbox schema on " + settings.dataSource()

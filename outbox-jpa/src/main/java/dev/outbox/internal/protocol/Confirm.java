@@ -1,5 +1,6 @@
 package dev.outbox.internal.protocol;
 
+import dev.outbox.internal.logging.CoreMessages;
 import dev.outbox.internal.persistence.ConfirmRows;
 import dev.outbox.internal.persistence.Delivery;
 import dev.outbox.internal.persistence.Dialect;
@@ -129,7 +130,8 @@ public final class Confirm {
         for (Outcome outcome : byVerdict.get(Verdict.PARK)) {
             if (changed(parked, leaseLost, claimer, outcome)) {
                 OutboundEvent event = outcome.event();
-                LOG.warning(() -> "parked " + event.describe() + " after " + errorClassOf(outcome.result())
+                CoreMessages.PARKED.log(LOG,
+                        () -> "parked " + event.describe() + " after " + errorClassOf(outcome.result())
                         + (strict.test(event.event().eventType())
                         ? "; later versions of " + event.event().aggregateType() + "/" + event.event().aggregateId()
                         + " are blocked (strict ordering) until repaired"
@@ -140,7 +142,7 @@ public final class Confirm {
             ConfirmRows.Retry retry = retries.get(i);
             Outcome outcome = byVerdict.get(Verdict.RETRY).get(i);
             if (changed(retried, leaseLost, claimer, outcome)) {
-                LOG.info(() -> "retry " + outcome.event().describe() + " after " + retry.errorClass()
+                CoreMessages.RETRY.log(LOG, () -> "retry " + outcome.event().describe() + " after " + retry.errorClass()
                         + " at " + retry.dueAt());
             }
         }
@@ -167,7 +169,8 @@ public final class Confirm {
             return true;
         }
         leaseLost.add(outcome.event().id().value());
-        LOG.info(() -> "lease lost before confirm of " + outcome.event().describe() + " by " + claimer
+        CoreMessages.LEASE_LOST.log(LOG,
+                () -> "lease lost before confirm of " + outcome.event().describe() + " by " + claimer
                 + ": result " + outcome.result() + " discarded");
         return false;
     }

@@ -12,6 +12,7 @@ import dev.outbox.PublishingProtocol;
 import dev.outbox.TraceContext;
 import dev.outbox.internal.config.OutboxSettings;
 import dev.outbox.internal.failure.Causes;
+import dev.outbox.internal.logging.CoreMessages;
 import dev.outbox.internal.persistence.OutboxDataSource;
 import dev.outbox.internal.persistence.OutboxTransactions;
 import dev.outbox.internal.persistence.PendingRow;
@@ -29,7 +30,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
@@ -139,7 +139,8 @@ public class EventRecording {
             transactions.registry().setRollbackOnly();
             String events = rows.stream().map(row -> row.eventId() + " " + row.event().describe())
                     .collect(Collectors.joining(", "));
-            LOG.warning(() -> "outbox insert failed, transaction marked rollback-only: " + events);
+            CoreMessages.INSERT_FAILED.log(LOG,
+                    () -> "outbox insert failed, transaction marked rollback-only: " + events);
             if (Causes.isUniqueViolation(e)) {
                 throw new DuplicateEventVersionException(events, e);
             }
@@ -189,7 +190,8 @@ public class EventRecording {
             committed.fire(new OutboxCommitted(ids));
         } catch (RuntimeException e) {
             // The wake-up is a hint; the publisher's timer finds the rows anyway.
-            LOG.log(Level.WARNING, "outbox wake-up observer failed; the next publisher tick delivers", e);
+            CoreMessages.WAKE_UP_FAILED.log(LOG, e,
+                    () -> "outbox wake-up observer failed; the next publisher tick delivers");
         }
     }
 

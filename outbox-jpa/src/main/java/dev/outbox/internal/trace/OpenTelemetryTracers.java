@@ -1,5 +1,6 @@
 package dev.outbox.internal.trace;
 
+import dev.outbox.internal.logging.CoreMessages;
 import io.opentelemetry.api.OpenTelemetry;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.CDI;
@@ -26,7 +27,8 @@ final class OpenTelemetryTracers {
         if (!bean.isResolvable()) {
             return Optional.empty();
         }
-        LOG.info("tracing: through the server's OpenTelemetry; events recorded in a traced span carry its context"
+        CoreMessages.TRACING_ON.log(LOG,
+                () -> "tracing: through the server's OpenTelemetry; events recorded in a traced span carry its context"
                 + " (spans are exported as the server's otel.* settings say)");
         return Optional.of(new OpenTelemetryTracing(bean.get().getTracer(INSTRUMENTATION)));
     }

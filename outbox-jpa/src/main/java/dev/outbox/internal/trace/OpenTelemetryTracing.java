@@ -2,6 +2,7 @@ package dev.outbox.internal.trace;
 
 import dev.outbox.InboxedEvent;
 import dev.outbox.TraceContext;
+import dev.outbox.internal.logging.CoreMessages;
 import dev.outbox.spi.OutboundEvent;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -166,7 +167,8 @@ public final class OpenTelemetryTracing implements Tracing {
     /** Reports a tracer's failure once per application, by class only (its message may quote anything, R6.3). */
     private void report(String what, Throwable e) {
         if (reported.compareAndSet(false, true)) {
-            LOG.warning(() -> "tracing: the OpenTelemetry tracer failed " + what + " (" + e.getClass().getName()
+            CoreMessages.TRACER_FAILED.log(LOG,
+                    () -> "tracing: the OpenTelemetry tracer failed " + what + " (" + e.getClass().getName()
                     + "); the outbox goes on without that span, and reports no further tracer failure");
         }
     }

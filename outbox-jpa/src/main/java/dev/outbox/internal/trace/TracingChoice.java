@@ -1,5 +1,6 @@
 package dev.outbox.internal.trace;
 
+import dev.outbox.internal.logging.CoreMessages;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
@@ -42,16 +43,19 @@ public class TracingChoice {
 
     private static Tracing decide() {
         if (!apiVisible()) {
-            LOG.info("tracing: the server gives the application no OpenTelemetry API; events carry no trace context");
+            CoreMessages.TRACING_NO_API.log(LOG,
+                    () -> "tracing: the server gives the application no OpenTelemetry API; events carry no trace context");
             return Tracing.NONE;
         }
         try {
             return OpenTelemetryTracers.tracing().orElseGet(() -> {
-                LOG.info("tracing: the server has no OpenTelemetry bean; events carry no trace context");
+                CoreMessages.TRACING_NO_BEAN.log(LOG,
+                        () -> "tracing: the server has no OpenTelemetry bean; events carry no trace context");
                 return Tracing.NONE;
             });
         } catch (RuntimeException | LinkageError e) {
-            LOG.warning(() -> "tracing: setting up OpenTelemetry failed (" + e.getClass().getName() + "); the outbox"
+            CoreMessages.TRACING_SETUP_FAILED.log(LOG,
+                    () -> "tracing: setting up OpenTelemetry failed (" + e.getClass().getName() + "); the outbox"
                     + " runs untraced");
             return Tracing.NONE;
         }

@@ -50,12 +50,14 @@ public final class AdminLoginLockout implements TrustAssociationInterceptor {
             LockoutPolicy policy = LockoutPolicy.from(properties);
             failedLogins = new FailedLogins(policy, System::nanoTime, TRACKED_NAMES);
             misconfiguration = null;
-            LOG.info(() -> "outbox admin login lockout: " + policy.maxFailures() + " wrong passwords within "
+            LoginMessages.LOCKOUT_ON.log(LOG,
+                    () -> "outbox admin login lockout: " + policy.maxFailures() + " wrong passwords within "
                     + policy.lockout() + " lock a user name for " + policy.lockout() + " ("
                     + LockoutPolicy.MAX_FAILURES + ", " + LockoutPolicy.LOCKOUT + ")");
         } catch (IllegalArgumentException e) {
             misconfiguration = e.getMessage();
-            LOG.severe("outbox admin login lockout not started, every HTTP Basic login is refused until the setting"
+            LoginMessages.LOCKOUT_NOT_STARTED.log(LOG,
+                    () -> "outbox admin login lockout not started, every HTTP Basic login is refused until the setting"
                     + " is fixed: " + misconfiguration);
         }
         return 0;
@@ -117,14 +119,16 @@ public final class AdminLoginLockout implements TrustAssociationInterceptor {
                 return new Verdict(HttpServletResponse.SC_OK, securityName.get());
             }
             if (attempt.locks()) {
-                LOG.warning(() -> "outbox admin login: user name " + printable(user) + " locked after repeated wrong"
+                LoginMessages.NAME_LOCKED.log(LOG,
+                        () -> "outbox admin login: user name " + printable(user) + " locked after repeated wrong"
                         + " passwords, last from " + request.getRemoteAddr());
             }
             return challenge(response);
         } catch (WSSecurityException | RemoteException e) {
             // the registry (an LDAP server, say) did not answer: no verdict on the password, nothing counted
             failedLogins.right(attempt);
-            LOG.warning("outbox admin login: the user registry could not check a password: " + e.getClass().getName());
+            LoginMessages.REGISTRY_FAILED.log(LOG,
+                    () -> "outbox admin login: the user registry could not check a password: " + e.getClass().getName());
             return new Verdict(HttpServletResponse.SC_SERVICE_UNAVAILABLE, null);
         }
     }
@@ -136,7 +140,8 @@ public final class AdminLoginLockout implements TrustAssociationInterceptor {
         if (forgot > reportedForgotten && now - reportedAt > REPORT_EVERY_NANOS) {
             reportedForgotten = forgot;
             reportedAt = now;
-            LOG.warning(() -> "outbox admin login: the table of " + TRACKED_NAMES + " user names is full; " + forgot
+            LoginMessages.NAME_TABLE_FULL.log(LOG,
+                    () -> "outbox admin login: the table of " + TRACKED_NAMES + " user names is full; " + forgot
                     + " names were forgotten with wrong passwords counted (guessing across invented names?),"
                     + " last request from " + request.getRemoteAddr());
         }

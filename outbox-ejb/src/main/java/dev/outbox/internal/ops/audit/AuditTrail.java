@@ -2,6 +2,7 @@ package dev.outbox.internal.ops.audit;
 
 import dev.outbox.internal.persistence.AuditRows;
 import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.publish.PublisherMessages;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -46,7 +47,8 @@ public class AuditTrail {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot write the audit entry for " + action + " by " + actor, e);
         }
-        LOG.info(() -> "outbox admin: " + actor + " " + action + (eventId == null ? "" : " event " + eventId)
+        PublisherMessages.ADMIN_ACTION.log(LOG,
+                () -> "outbox admin: " + actor + " " + action + (eventId == null ? "" : " event " + eventId)
                 + (requestId == null ? "" : " request " + requestId) + ": " + detail);
     }
 

@@ -1,6 +1,7 @@
 package dev.outbox.internal.ops.cleanup;
 
 import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.publish.PublisherMessages;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.Singleton;
@@ -17,7 +18,6 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.function.IntUnaryOperator;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -49,13 +49,14 @@ public class Cleanup {
         Config config = ConfigProvider.getConfig();
         settings = CleanupSettings.read(name -> config.getOptionalValue(name, String.class));
         if (outboxSettings.inboxRetention().compareTo(settings.minimumInboxRetention()) < 0) {
-            LOG.warning(() -> "outbox.inbox.retention-days (" + outboxSettings.inboxRetention().toDays()
+            PublisherMessages.INBOX_RETENTION_SHORT.log(LOG,
+                    () -> "outbox.inbox.retention-days (" + outboxSettings.inboxRetention().toDays()
                     + " days) is shorter than outbox.inbox.redelivery-window plus outbox.inbox.recovery-window ("
                     + settings.minimumInboxRetention() + "): a late redelivery or a restored backup can make a "
                     + "consumer apply an event twice (R5.6, R9.5)");
         }
         if (!settings.enabled()) {
-            LOG.info("outbox cleanup disabled (outbox.cleanup.enabled=false)");
+            PublisherMessages.CLEANUP_DISABLED.log(LOG, () -> "outbox cleanup disabled (outbox.cleanup.enabled=false)");
             return;
         }
         long interval = settings.interval().toMillis();
@@ -74,13 +75,14 @@ public class Cleanup {
             int holds = run(limit -> batches.deleteExpiredHolds(heldBefore, limit));
             int effects = run(limit -> batches.deleteSettledSideEffects(heldBefore, limit));
             if (outbox + inbox + holds + effects > 0) {
-                LOG.info(() -> "outbox cleanup deleted " + outbox + " delivered rows (delivered before "
+                PublisherMessages.CLEANUP_DELETED.log(LOG,
+                        () -> "outbox cleanup deleted " + outbox + " delivered rows (delivered before "
                         + deliveredBefore + "), " + inbox + " expired inbox marks, " + holds + " expired holds and "
                         + effects + " settled side effects; the inbox's high-water rows and side effects of unknown"
                         + " outcome are never deleted");
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "outbox cleanup run failed; the next run retries", e);
+            PublisherMessages.CLEANUP_FAILED.log(LOG, e, () -> "outbox cleanup run failed; the next run retries");
         }
     }
 

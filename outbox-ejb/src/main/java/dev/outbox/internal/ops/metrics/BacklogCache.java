@@ -2,6 +2,7 @@ package dev.outbox.internal.ops.metrics;
 
 import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.publish.PublisherMessages;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -13,7 +14,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -51,7 +51,8 @@ class BacklogCache {
         try (Connection connection = database.connect()) {
             backlog = Backlog.read(connection, now);
         } catch (SQLException | RuntimeException e) {
-            LOG.log(Level.WARNING, "outbox metrics: cannot read the backlog; the gauges keep their last values", e);
+            PublisherMessages.BACKLOG_UNREADABLE.log(LOG, e,
+                    () -> "outbox metrics: cannot read the backlog; the gauges keep their last values");
         }
         return backlog;
     }

@@ -6,6 +6,7 @@ import dev.outbox.internal.inbox.InboxReceived;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
 import dev.outbox.internal.persistence.SchemaInstaller;
 import dev.outbox.internal.publish.BatchSent;
+import dev.outbox.internal.publish.PublisherMessages;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
@@ -185,12 +186,13 @@ public class OutboxMetrics {
         try {
             Meters meters = find.get();
             if (meters == null) {
-                LOG.info(() -> "outbox metrics: " + api + " is on the classpath but the server offers no registry bean");
+                PublisherMessages.METRICS_NO_REGISTRY.log(LOG,
+                        () -> "outbox metrics: " + api + " is on the classpath but the server offers no registry bean");
             } else {
                 found.add(meters);
             }
         } catch (RuntimeException | LinkageError e) {
-            LOG.log(Level.INFO, "outbox metrics: " + api + " is not usable here", e);
+            PublisherMessages.METRICS_API_UNUSABLE.log(LOG, e, () -> "outbox metrics: " + api + " is not usable here");
         }
     }
 

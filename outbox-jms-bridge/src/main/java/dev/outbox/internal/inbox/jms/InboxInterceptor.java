@@ -11,6 +11,7 @@ import dev.outbox.internal.inbox.InboxAttempt;
 import dev.outbox.internal.inbox.Received;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
 import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.transport.jms.JmsMessages;
 import dev.outbox.jms.InboxConsumer;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
@@ -79,7 +80,8 @@ public class InboxInterceptor {
         String id = message.getStringProperty(OutboxHeaders.EVENT_ID);
         if (id == null) {
             // Not an outbox message: it cannot be deduplicated. Acknowledge it rather than loop on it.
-            LOG.severe(() -> "consumer " + consumer + " got message " + messageId(message) + " without "
+            JmsMessages.NO_EVENT_ID.log(LOG,
+                    () -> "consumer " + consumer + " got message " + messageId(message) + " without "
                     + OutboxHeaders.EVENT_ID + "; acknowledged without processing");
             watch.progressed(consumer);
             return null;
@@ -88,7 +90,8 @@ public class InboxInterceptor {
         try {
             eventId = EventId.parse(id);
         } catch (IllegalArgumentException e) {
-            LOG.severe(() -> "consumer " + consumer + " got message " + messageId(message) + " with a malformed "
+            JmsMessages.MALFORMED_EVENT_ID.log(LOG,
+                    () -> "consumer " + consumer + " got message " + messageId(message) + " with a malformed "
                     + OutboxHeaders.EVENT_ID + "; acknowledged without processing");
             watch.progressed(consumer);
             return null;
@@ -166,7 +169,8 @@ public class InboxInterceptor {
      * statement, not just a connect, so the server's pool sees a stale connection fail and can drop it.
      */
     private void awaitDatabase(String consumer, InboxedEvent event, boolean lastDelivery) throws InterruptedException {
-        LOG.warning(() -> "consumer " + consumer + " cannot reach its database for " + event.describe()
+        JmsMessages.DATABASE_UNREACHABLE.log(LOG,
+                () -> "consumer " + consumer + " cannot reach its database for " + event.describe()
                 + "; the delivery fails once the database answers again (" + (lastDelivery
                 ? "its last delivery: no time limit" : "at most " + OUTAGE_PATIENCE.toSeconds() + " s")
                 + "), so the broker's redeliveries are not spent on the outage");

@@ -4,6 +4,7 @@ import dev.outbox.OutboxHeaders;
 import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.inbox.InboxAttempt;
 import dev.outbox.internal.inbox.ReleaseSweep;
+import dev.outbox.internal.transport.jms.JmsMessages;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.ConnectionFactory;
@@ -119,7 +120,8 @@ public class ReleaseNudge {
                 }
             }
             if (nudged.unanswered == UNANSWERED_BEFORE_BACKING_OFF) {
-                LOG.warning(() -> "consumer " + consumer + " did not answer " + UNANSWERED_BEFORE_BACKING_OFF
+                JmsMessages.RELEASE_UNANSWERED.log(LOG,
+                        () -> "consumer " + consumer + " did not answer " + UNANSWERED_BEFORE_BACKING_OFF
                         + " requests to apply the waiting events whose turn came (a message selector without "
                         + OutboxHeaders.RELEASE + " = '" + consumer + "', or its deliveries are suspended); asking"
                         + " once a minute from now, and its next message applies them");
@@ -132,10 +134,12 @@ public class ReleaseNudge {
         try (JMSContext context = sender.createContext()) {
             context.createProducer().setDeliveryMode(DeliveryMode.NON_PERSISTENT).setTimeToLive(EXPIRES_MS)
                     .setProperty(OutboxHeaders.RELEASE, consumer).send(nudged.queue, "");
-            LOG.info(() -> "consumer " + consumer + ": asked to apply the waiting events whose turn came while it"
+            JmsMessages.RELEASE_ASKED.log(LOG,
+                    () -> "consumer " + consumer + ": asked to apply the waiting events whose turn came while it"
                     + " received nothing (" + OutboxHeaders.RELEASE + ")");
         } catch (JMSRuntimeException e) {
-            LOG.warning(() -> "consumer " + consumer + ": cannot ask it to apply the waiting events whose turn came ("
+            JmsMessages.RELEASE_NOT_ASKED.log(LOG,
+                    () -> "consumer " + consumer + ": cannot ask it to apply the waiting events whose turn came ("
                     + e.getClass().getName() + "); its next message or the next round does");
         }
     }
@@ -147,7 +151,8 @@ public class ReleaseNudge {
             return (ConnectionFactory) new InitialContext().lookup(name);
         } catch (NamingException | ClassCastException e) {
             lookupFailedAt = System.nanoTime();
-            LOG.warning(() -> "no JMS connection factory at " + name + " (outbox.jms.connection-factory): an idle MDB"
+            JmsMessages.NO_CONNECTION_FACTORY.log(LOG,
+                    () -> "no JMS connection factory at " + name + " (outbox.jms.connection-factory): an idle MDB"
                     + " consumer applies the waiting events whose turn came with its next message only (tried again"
                     + " in a minute)");
             return null;

@@ -80,7 +80,8 @@ class JmsBatch {
             destination = (Destination) lookups.computeIfAbsent(destinationName, JmsBatch::lookup);
         } catch (IllegalStateException e) {
             // A missing destination is a configuration or broker problem, fixable without touching the event.
-            LOG.warning(() -> "no JMS destination at " + destinationName + " for " + outbound.describe());
+            JmsMessages.NO_DESTINATION.log(LOG,
+                    () -> "no JMS destination at " + destinationName + " for " + outbound.describe());
             return new SendResult.TransientFailure("DestinationNotFound");
         }
         try {

@@ -67,7 +67,8 @@ public class JmsTransport implements Transport {
         } catch (RuntimeException e) {
             // No connection (engine down), or the commit failed: nothing of this batch is known to be on the broker.
             // The broker's message names the cause; it never holds a payload (R6.3).
-            LOG.warning(() -> "JMS send failed for a batch of " + events.size() + " (" + results.size()
+            JmsMessages.SEND_FAILED.log(LOG,
+                    () -> "JMS send failed for a batch of " + events.size() + " (" + results.size()
                     + " handed to the broker): " + e.getClass().getName() + ": " + rootMessage(e));
             results.replaceAll(r -> r instanceof SendResult.Delivered
                     ? new SendResult.UnknownOutcome(e.getClass().getSimpleName()) : r);

@@ -1,6 +1,7 @@
 package dev.outbox.internal.inbox.watch;
 
 import dev.outbox.internal.config.Settings;
+import dev.outbox.internal.logging.CoreMessages;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -18,7 +19,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -82,10 +82,12 @@ public class ConsumerWatch {
         ConsumerSource before = watched.source;
         watched.source = source;
         if (before != null && !before.describe().equals(source.describe())) {
-            LOG.warning(() -> "consumer " + consumer + " was watched on " + before.describe() + " and is now watched on "
+            CoreMessages.WATCH_REPLACED.log(LOG,
+                    () -> "consumer " + consumer + " was watched on " + before.describe() + " and is now watched on "
                     + source.describe() + " only: give each subscription a consumer name of its own");
         }
-        LOG.info(() -> "consumer " + consumer + " is watched for stalls on " + source.describe() + " (window "
+        CoreMessages.WATCHED.log(LOG,
+                () -> "consumer " + consumer + " is watched for stalls on " + source.describe() + " (window "
                 + stallWindow + ")");
         startReader();
         listeners.forEach(listener -> tell(listener, consumer));
@@ -105,7 +107,7 @@ public class ConsumerWatch {
             listener.accept(consumer);
         } catch (RuntimeException e) {
             // The metrics must never stop a consumer, or the metrics themselves, from starting.
-            LOG.log(Level.WARNING, "a consumer watch listener failed for " + consumer, e);
+            CoreMessages.WATCH_LISTENER_FAILED.log(LOG, e, () -> "a consumer watch listener failed for " + consumer);
         }
     }
 
@@ -169,7 +171,8 @@ public class ConsumerWatch {
                     watched.read(stallWindow);
                 } catch (RuntimeException | LinkageError e) {
                     // One broken source must not blind the others; its state goes stale and reads "cannot say".
-                    LOG.log(Level.WARNING, "reading " + watched.consumer + "'s source failed", e);
+                    CoreMessages.WATCH_READ_FAILED.log(LOG, e,
+                            () -> "reading " + watched.consumer + "'s source failed");
                 }
             }
         }
@@ -212,14 +215,17 @@ public class ConsumerWatch {
             ConsumerState state = progress.observe(consumer, current.describe(), reading, Instant.now(), stallWindow);
             // A watch that cannot read its source is blind: say so once, and once when it sees again.
             if (reading.isEmpty() && !unreadable) {
-                LOG.warning(() -> "consumer " + consumer + ": " + current.describe() + " cannot be read now; its stall "
+                CoreMessages.SOURCE_UNREADABLE.log(LOG,
+                        () -> "consumer " + consumer + ": " + current.describe() + " cannot be read now; its stall "
                         + "window is paused until it can (outbox_inbox_waiting is NaN meanwhile)");
             } else if (reading.isPresent() && unreadable) {
-                LOG.info(() -> "consumer " + consumer + ": " + current.describe() + " is readable again");
+                CoreMessages.SOURCE_READABLE_AGAIN.log(LOG,
+                        () -> "consumer " + consumer + ": " + current.describe() + " is readable again");
             }
             unreadable = reading.isEmpty();
             if (state.stalled() && (last == null || !last.stalled())) {
-                LOG.warning(() -> "consumer " + consumer + " is stalled: " + state.waiting().getAsLong() + " waiting on "
+                CoreMessages.CONSUMER_STALLED.log(LOG,
+                        () -> "consumer " + consumer + " is stalled: " + state.waiting().getAsLong() + " waiting on "
                         + current.describe() + " and no attempt for " + stallWindow.toSeconds() + " s");
             }
             readAt = Instant.now();

@@ -1,6 +1,7 @@
 package dev.outbox.internal.inbox.kafka;
 
 import dev.outbox.internal.config.Settings;
+import dev.outbox.internal.transport.kafka.KafkaMessages;
 import dev.outbox.internal.transport.kafka.KafkaSettings;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -68,14 +69,16 @@ public class DeadLetters {
                 parked.headers().add(FAILURE_HEADER, failure.getBytes(StandardCharsets.UTF_8));
                 parked.headers().add(CONSUMER_HEADER, consumer.getBytes(StandardCharsets.UTF_8));
                 producer().send(parked).get(kafka.sendTimeout().toMillis() + 5_000, TimeUnit.MILLISECONDS);
-                LOG.severe(() -> "consumer " + consumer + " parked " + what + " from " + position + " on "
+                KafkaMessages.DEAD_LETTERED.log(LOG,
+                        () -> "consumer " + consumer + " parked " + what + " from " + position + " on "
                         + deadLetterTopic + " after " + failure + "; repair and replay it from there");
                 return;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while parking " + what, e);
             } catch (Exception e) {
-                LOG.warning(() -> "consumer " + consumer + " could not park " + what + " yet: " + e.getClass().getName());
+                KafkaMessages.DEAD_LETTER_DEFERRED.log(LOG,
+                        () -> "consumer " + consumer + " could not park " + what + " yet: " + e.getClass().getName());
                 InboxDelivery.pause(5_000);
             }
         }

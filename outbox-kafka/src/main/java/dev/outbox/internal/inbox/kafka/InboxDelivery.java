@@ -6,6 +6,7 @@ import dev.outbox.internal.failure.Causes;
 import dev.outbox.internal.inbox.InboxAttempt;
 import dev.outbox.internal.inbox.Received;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
+import dev.outbox.internal.transport.kafka.KafkaMessages;
 import dev.outbox.kafka.KafkaInbox;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -63,7 +64,8 @@ public class InboxDelivery {
                 }
                 watch.progressed(consumer); // a failed attempt is an attempt: the consumer is alive (ConsumerWatch)
                 if (Causes.isDatabaseOutage(e)) {
-                    LOG.warning(() -> "consumer " + consumer + " cannot reach its database for " + event.describe()
+                    KafkaMessages.DATABASE_UNREACHABLE.log(LOG,
+                            () -> "consumer " + consumer + " cannot reach its database for " + event.describe()
                             + " (" + e.getClass().getName() + "); retrying until it is back");
                     watch.waitingForDatabase(consumer);
                     pause(MAX_PAUSE_MS);
@@ -76,7 +78,8 @@ public class InboxDelivery {
                     park.accept(failure);
                     return;
                 }
-                LOG.warning(() -> "consumer " + consumer + " failed on " + event.describe() + ", attempt " + attemptNumber
+                KafkaMessages.CONSUMER_FAILED.log(LOG,
+                        () -> "consumer " + consumer + " failed on " + event.describe() + ", attempt " + attemptNumber
                         + " of " + maxAttempts + ", broker id " + position + ": " + failure);
                 pause(Math.min(MAX_PAUSE_MS, 200L << Math.min(attemptNumber, 10)));
                 continue;

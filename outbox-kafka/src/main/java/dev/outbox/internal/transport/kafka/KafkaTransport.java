@@ -93,7 +93,8 @@ public class KafkaTransport implements Transport {
             kafka = producer();
         } catch (KafkaException e) {
             // A producer that cannot even be built (bad bootstrap address, bad security settings) sends nothing.
-            LOG.warning(() -> "Kafka producer could not be created: " + e.getClass().getName() + ": " + e.getMessage());
+            KafkaMessages.PRODUCER_NOT_CREATED.log(LOG,
+                    () -> "Kafka producer could not be created: " + e.getClass().getName() + ": " + e.getMessage());
             return events.stream().<SendResult>map(x -> new SendResult.TransientFailure(e.getClass().getSimpleName()))
                     .toList();
         }
@@ -125,7 +126,8 @@ public class KafkaTransport implements Transport {
             SendResult last = refused.get(refused.size() - 1);
             if (last instanceof SendResult.TransientFailure t && t.errorClass().equals("TimeoutException")) {
                 unreachable = last;
-                LOG.warning(() -> "Kafka broker " + settings.bootstrapServers() + " did not answer within "
+                KafkaMessages.BROKER_SILENT.log(LOG,
+                        () -> "Kafka broker " + settings.bootstrapServers() + " did not answer within "
                         + settings.maxBlock().toMillis() + " ms; " + events.size() + " events retry later");
             }
         }
@@ -220,7 +222,8 @@ public class KafkaTransport implements Transport {
                 if (open == null) {
                     open = new KafkaProducer<>(settings.producerProperties(), new StringSerializer(), new StringSerializer());
                     producer = open;
-                    LOG.info(() -> "Kafka producer " + settings.clientId() + " connected to " + settings.bootstrapServers()
+                    KafkaMessages.PRODUCER_CONNECTED.log(LOG,
+                            () -> "Kafka producer " + settings.clientId() + " connected to " + settings.bootstrapServers()
                             + " (idempotent, acks=all; pass-through settings: " + settings.passThrough().keySet() + ")");
                 }
             }

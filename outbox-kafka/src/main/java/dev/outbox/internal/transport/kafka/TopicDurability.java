@@ -110,9 +110,10 @@ final class TopicDurability implements AutoCloseable {
     private static void report(String topic, int replicas, int minInSync) {
         Optional<String> warning = verdict(topic, replicas, minInSync);
         if (warning.isPresent()) {
-            LOG.warning(warning::get);
+            KafkaMessages.TOPIC_NOT_DURABLE.log(LOG, warning::get);
         } else {
-            LOG.info(() -> "Kafka topic " + topic + ": " + replicas + " replicas, min.insync.replicas=" + minInSync
+            KafkaMessages.TOPIC_DURABLE.log(LOG,
+                    () -> "Kafka topic " + topic + ": " + replicas + " replicas, min.insync.replicas=" + minInSync
                     + ": an acknowledged record survives the loss of one broker");
         }
     }
@@ -135,7 +136,8 @@ final class TopicDurability implements AutoCloseable {
     }
 
     private static void cannotKnow(String topic, String why) {
-        LOG.info(() -> "Cannot check how many replicas Kafka topic " + topic + " has (" + why + "). Make sure it has"
+        KafkaMessages.TOPIC_UNCHECKED.log(LOG,
+                () -> "Cannot check how many replicas Kafka topic " + topic + " has (" + why + "). Make sure it has"
                 + " replication factor >= " + REPLICAS + " and min.insync.replicas >= " + MIN_IN_SYNC
                 + ", or an acknowledged record can die with its leader.");
     }
