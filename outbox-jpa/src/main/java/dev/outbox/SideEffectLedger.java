@@ -7,8 +7,6 @@ import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -88,55 +86,18 @@ public class SideEffectLedger {
         }
     }
 
-    /** The JDBC core of {@link #begin(String, EventId, String)}, in the caller's transaction. */
-    public static Attempt begin(Connection connection, String consumer, EventId eventId, String effect, OffsetDateTime now)
+    /** {@link #begin(String, EventId, String)} in the caller's transaction (the tests' way in, on a real database). */
+    static Attempt begin(Connection connection, String consumer, EventId eventId, String effect, OffsetDateTime now)
             throws SQLException {
         String key = idempotencyKey(eventId, effect);
-        try (PreparedStatement insert = connection.prepareStatement(SideEffectRows.INSERT_IF_ABSENT)) {
-            insert.setString(1, consumer);
-            insert.setString(2, key);
-            insert.setObject(3, eventId.value());
-            insert.setString(4, effect);
-            insert.setObject(5, now);
-            insert.setString(6, consumer);
-            insert.setString(7, key);
-            if (insert.executeUpdate() == 1) {
-                return new Attempt(key, Previous.NONE);
-            }
-        }
-        Previous previous;
-        try (PreparedStatement read = connection.prepareStatement(SideEffectRows.READ_STATE)) {
-            read.setString(1, consumer);
-            read.setString(2, key);
-            try (ResultSet rs = read.executeQuery()) {
-                rs.next();
-                previous = Previous.valueOf(rs.getString("state"));
-            }
-        }
-        if (previous != Previous.SUCCEEDED) {
-            try (PreparedStatement restart = connection.prepareStatement(SideEffectRows.RESTART)) {
-                restart.setObject(1, now);
-                restart.setString(2, consumer);
-                restart.setString(3, key);
-                restart.executeUpdate();
-            }
-        }
-        return new Attempt(key, previous);
+        return new Attempt(key, Previous.valueOf(SideEffectRows.begin(connection, consumer, key, eventId.value(),
+                effect, now)));
     }
 
-    /** The JDBC core of {@link #succeeded} and {@link #failed}: state is SUCCEEDED or FAILED. */
-    public static void finish(Connection connection, String consumer, String key, String state, String externalRef,
+    /** {@link #succeeded} and {@link #failed} in the caller's transaction: state is SUCCEEDED or FAILED. */
+    static void finish(Connection connection, String consumer, String key, String state, String externalRef,
                        OffsetDateTime now) throws SQLException {
-        try (PreparedStatement finish = connection.prepareStatement(SideEffectRows.FINISH)) {
-            finish.setString(1, state);
-            finish.setString(2, externalRef);
-            finish.setObject(3, now);
-            finish.setString(4, consumer);
-            finish.setString(5, key);
-            if (finish.executeUpdate() != 1) {
-                throw new IllegalStateException("no side effect " + key + " of consumer " + consumer + " was begun");
-            }
-        }
+        SideEffectRows.finish(connection, consumer, key, state, externalRef, now);
     }
 
     private static OffsetDateTime now() {

@@ -25,7 +25,7 @@ import java.util.stream.Stream;
  * JMS: what differs between databases is the claim and the confirm, which are the same statements whatever the
  * transport. The PostgreSQL run sends through Kafka only in the two windows where a batch sits at the broker
  * unconfirmed. The full tier ({@code -Pfull}, or {@code -Dit.crash.every-window=true}) runs every window on both
- * transports on both databases.
+ * transports on PostgreSQL and MariaDB.
  */
 @EnabledIfSystemProperty(named = "it.db", matches = "postgresql|mariadb")
 class CrashWindowIT {

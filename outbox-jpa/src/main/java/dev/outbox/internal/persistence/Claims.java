@@ -18,9 +18,9 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * The claim procedure both dialects share (R4.1-R4.3, R4.6): which rows are due, the runs a strict head takes
+ * The claim procedure the three dialects share (R4.1-R4.3, R4.6): which rows are due, the runs a strict head takes
  * with it, how claimed rows are read back and in which order they are sent. {@link Dialect#claim} does the part
- * that differs: lease by compare-and-set on H2, {@code FOR UPDATE SKIP LOCKED} on PostgreSQL.
+ * that differs: lease by compare-and-set on H2, {@code FOR UPDATE SKIP LOCKED} on PostgreSQL and MariaDB.
  */
 public final class Claims {
 
@@ -143,7 +143,7 @@ public final class Claims {
         return inSendOrder(all);
     }
 
-    /** The due-row filter both dialects share; {@code e} is outbox_event. */
+    /** The due-row filter every dialect shares; {@code e} is outbox_event. */
     public static String candidates(ClaimRequest request) {
         return "FROM outbox_event e WHERE e.state = 'PENDING' AND e.next_attempt_at <= ?"
                 + orderingCondition(request) + " ORDER BY e.next_attempt_at FETCH FIRST ? ROWS ONLY";

@@ -5,7 +5,6 @@ import dev.outbox.Inbox;
 import dev.outbox.InboxedEvent;
 import dev.outbox.Ordering;
 import dev.outbox.OutboxEvent;
-import dev.outbox.SideEffectLedger;
 import dev.outbox.TraceContext;
 import dev.outbox.internal.event.PreviousVersions;
 import dev.outbox.internal.failure.Causes;
@@ -634,13 +633,11 @@ public abstract class DialectContract {
     @Test
     void theSideEffectLedgerKeepsItsStates() throws SQLException {
         EventId event = EventId.next();
-        SideEffectLedger.Attempt first = SideEffectLedger.begin(connection, "mailer", event, "mail", now);
-        assertEquals(SideEffectLedger.Previous.NONE, first.previous());
-        assertEquals(SideEffectLedger.Previous.STARTED,
-                SideEffectLedger.begin(connection, "mailer", event, "mail", now).previous());
-        SideEffectLedger.finish(connection, "mailer", first.idempotencyKey(), "SUCCEEDED", "ext-1", now);
-        assertEquals(SideEffectLedger.Previous.SUCCEEDED,
-                SideEffectLedger.begin(connection, "mailer", event, "mail", now).previous());
+        String key = event + ":mail";
+        assertEquals("NONE", SideEffectRows.begin(connection, "mailer", key, event.value(), "mail", now));
+        assertEquals("STARTED", SideEffectRows.begin(connection, "mailer", key, event.value(), "mail", now));
+        SideEffectRows.finish(connection, "mailer", key, "SUCCEEDED", "ext-1", now);
+        assertEquals("SUCCEEDED", SideEffectRows.begin(connection, "mailer", key, event.value(), "mail", now));
     }
 
     // --- Cleanup (R4.4) ------------------------------------------------------------------------------------------
