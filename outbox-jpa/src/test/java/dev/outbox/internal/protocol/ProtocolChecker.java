@@ -11,6 +11,7 @@ import dev.outbox.internal.inbox.Resequencer;
 import dev.outbox.internal.persistence.ClaimRequest;
 import dev.outbox.internal.persistence.Delivery;
 import dev.outbox.internal.persistence.Dialect;
+import dev.outbox.internal.persistence.Expired;
 import dev.outbox.internal.persistence.InboxMarks;
 import dev.outbox.internal.persistence.InboxStore;
 import dev.outbox.internal.persistence.OutboxRows;
@@ -547,16 +548,25 @@ public final class ProtocolChecker {
         note(null, "time passed: " + minutes + " minutes");
     }
 
-    /** One cleanup run; every row it deletes must have been delivered and past retention (R8.1). */
+    /**
+     * One cleanup run, the product's decisions ({@link Retention}) and statements ({@link Expired}) in batches of
+     * five; every row it deletes must have been delivered and past retention (R8.1).
+     */
     private void cleanup() throws SQLException {
         OffsetDateTime now = Sql.clock(db);
-        OffsetDateTime cutOff = now.minus(DELIVERED_RETENTION);
         Map<UUID, String> before = states();
-        String delete = mutation == Mutation.CLEANUP_ANY_STATE
-                ? "DELETE FROM outbox_event WHERE created_at < ? AND event_id IN (SELECT event_id FROM outbox_event"
-                + " WHERE created_at < ? ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY)"
-                : OutboxRows.DELETE_DELIVERED_BATCH;
-        update(db, delete, cutOff, cutOff, 5);
+        new Retention(DELIVERED_RETENTION, MARK_RETENTION, 5, 1).run(now, (what, cutOff, limit) -> {
+            try {
+                if (mutation == Mutation.CLEANUP_ANY_STATE && what == Expired.DELIVERED_EVENTS) {
+                    return update(db, "DELETE FROM outbox_event WHERE created_at < ? AND event_id IN (SELECT event_id"
+                            + " FROM outbox_event WHERE created_at < ? ORDER BY created_at, event_id FETCH FIRST ? ROWS"
+                            + " ONLY)", cutOff, cutOff, limit);
+                }
+                return what.deleteBatch(db, cutOff, limit);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
         Map<UUID, String> after = states();
         for (Map.Entry<UUID, String> row : before.entrySet()) {
             if (!after.containsKey(row.getKey())) {
@@ -566,8 +576,6 @@ public final class ProtocolChecker {
                 }
             }
         }
-        update(db, InboxMarks.DELETE_PROCESSED_BATCH, now, now, 5);
-        update(db, InboxMarks.DELETE_EXPIRED_HOLDS_BATCH, now.minus(MARK_RETENTION), now.minus(MARK_RETENTION), 5);
     }
 
     private Map<UUID, String> states() throws SQLException {

@@ -1,6 +1,7 @@
 package dev.outbox.internal.ops.cleanup;
 
 import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.protocol.Retention;
 import dev.outbox.internal.publish.PublisherMessages;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
@@ -17,7 +18,6 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.function.IntUnaryOperator;
 import java.util.logging.Logger;
 
 /**
@@ -67,34 +67,19 @@ public class Cleanup {
     void onTimer() {
         try {
             OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-            OffsetDateTime deliveredBefore = now.minus(settings.deliveredRetention());
-            int outbox = run(limit -> batches.deleteDelivered(deliveredBefore, limit));
-            int inbox = run(limit -> batches.deleteExpiredInboxMarks(now, limit));
-            // A hold whose message never came back (the broker gave it up) is evidence for as long as a mark.
-            OffsetDateTime heldBefore = now.minus(outboxSettings.inboxRetention());
-            int holds = run(limit -> batches.deleteExpiredHolds(heldBefore, limit));
-            int effects = run(limit -> batches.deleteSettledSideEffects(heldBefore, limit));
-            if (outbox + inbox + holds + effects > 0) {
+            Retention retention = new Retention(settings.deliveredRetention(), outboxSettings.inboxRetention(),
+                    settings.batchSize(), settings.maxBatchesPerRun());
+            Retention.Deleted deleted = retention.run(now, batches::delete);
+            if (deleted.total() > 0) {
                 PublisherMessages.CLEANUP_DELETED.log(LOG,
-                        () -> "outbox cleanup deleted " + outbox + " delivered rows (delivered before "
-                        + deliveredBefore + "), " + inbox + " expired inbox marks, " + holds + " expired holds and "
-                        + effects + " settled side effects; the inbox's high-water rows and side effects of unknown"
+                        () -> "outbox cleanup deleted " + deleted.deliveredEvents() + " delivered rows (delivered before "
+                        + retention.deliveredBefore(now) + "), " + deleted.inboxMarks()
+                        + " expired inbox marks, " + deleted.holds() + " expired holds and " + deleted.sideEffects()
+                        + " settled side effects; the inbox's high-water rows and side effects of unknown"
                         + " outcome are never deleted");
             }
         } catch (RuntimeException e) {
             PublisherMessages.CLEANUP_FAILED.log(LOG, e, () -> "outbox cleanup run failed; the next run retries");
         }
-    }
-
-    private int run(IntUnaryOperator batch) {
-        int total = 0;
-        for (int i = 0; i < settings.maxBatchesPerRun(); i++) {
-            int deleted = batch.applyAsInt(settings.batchSize());
-            total += deleted;
-            if (deleted < settings.batchSize()) {
-                break;
-            }
-        }
-        return total;
     }
 }
