@@ -17,17 +17,21 @@ public interface NumberedMessage {
 
     Level level();
 
-    /** Logs {@code id() + " " + text} at the message's level; the text is built only when the level is on. */
+    /**
+     * Logs {@code id() + " " + text} at the message's level; the text is built only when the level is on. The
+     * record's source class is the logger's name (each class logs through a logger named after it), not this
+     * interface.
+     */
     default void log(Logger logger, Supplier<String> text) {
         if (logger.isLoggable(level())) {
-            logger.log(level(), id() + " " + text.get());
+            logger.logp(level(), logger.getName(), null, id() + " " + text.get());
         }
     }
 
     /** As {@link #log(Logger, Supplier)}, with the exception that caused it (its stack goes to the log too). */
     default void log(Logger logger, Throwable cause, Supplier<String> text) {
         if (logger.isLoggable(level())) {
-            logger.log(level(), id() + " " + text.get(), cause);
+            logger.logp(level(), logger.getName(), null, id() + " " + text.get(), cause);
         }
     }
 

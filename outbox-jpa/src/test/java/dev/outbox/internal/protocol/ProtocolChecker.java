@@ -90,6 +90,7 @@ public final class ProtocolChecker {
     /** The product's backoff at its ceiling from the first attempt: 35 minutes less the jitter below. */
     private static final Backoff BACKOFF = new Backoff(Duration.ofMinutes(35), Duration.ofMinutes(35));
     private static final Duration DELIVERED_RETENTION = Duration.ofMinutes(245);
+    private static final Duration RECORDED_DUE_BEFORE = Duration.ofMinutes(55);
     private static final Duration MARK_RETENTION = Duration.ofMinutes(365);
     private static final int AGGREGATES = 6;
     /**
@@ -108,18 +109,15 @@ public final class ProtocolChecker {
     /** The product's confirm logs each park, retry and lost lease; thousands of them per run say nothing here. */
     private static final Logger CONFIRM_LOG = Logger.getLogger(Confirm.class.getName());
 
-    static {
-        CONFIRM_LOG.setLevel(Level.SEVERE);
-    }
-
     private final Dialect dialect;
     private final long seed;
     private final Mutation mutation;
     private final Random random;
     private final Confirm confirm;
     /**
-     * The backoff's jitter: its largest spread less a millisecond per retry, so every retry of a run is due at its
-     * own time, off the grid time moves on (a seed replays exactly).
+     * The backoff's jitter: up to a minute short of its largest spread, a millisecond later for each tick of the run,
+     * so later retries are due later and no two at the same time, four to five minutes off the grid time moves on
+     * (a seed replays exactly).
      */
     private final RandomGenerator jitter = new RandomGenerator() {
         @Override
@@ -129,7 +127,8 @@ public final class ProtocolChecker {
 
         @Override
         public long nextLong(long bound) {
-            return bound - 1 - (++ticks % Math.min(bound, 1_000));
+            long spread = Math.min(bound - 1, 60_000);
+            return bound - 1 - spread + (++ticks % spread);
         }
     };
     private final Connection db;
@@ -194,6 +193,16 @@ public final class ProtocolChecker {
 
     /** Runs up to {@code maxSteps} steps or until {@code budget} has passed, then drains and checks. */
     public Result run(int maxSteps, Duration budget) throws SQLException {
+        Level confirmLevel = CONFIRM_LOG.getLevel();
+        CONFIRM_LOG.setLevel(Level.SEVERE);
+        try {
+            return runQuietly(maxSteps, budget);
+        } finally {
+            CONFIRM_LOG.setLevel(confirmLevel);
+        }
+    }
+
+    private Result runQuietly(int maxSteps, Duration budget) throws SQLException {
         long deadline = System.nanoTime() + budget.toNanos();
         while (steps < maxSteps && System.nanoTime() < deadline) {
             step(true);
@@ -266,7 +275,9 @@ public final class ProtocolChecker {
                 UUID id = new UUID(random.nextLong(), random.nextLong());
                 // A poison body parks at the broker (R4.5) until an operator repairs it.
                 String body = random.nextInt(25) == 0 ? "{\"poison\":true}" : "{}";
-                OffsetDateTime at = now.plusNanos(1_000L * ++ticks);
+                // Due in the past, a microsecond later per tick: due at the next claim whatever the real time
+                // (a time ahead of the clock by the ticks was due or not by how fast the steps ran).
+                OffsetDateTime at = now.minus(RECORDED_DUE_BEFORE).plusNanos(1_000L * ++ticks);
                 rows.add(new PendingRow(new EventId(id), OutboxEvent.of("Order", aggregate, version, type, body), at,
                         false));
                 batch.add(new Recorded(id, aggregate, version, type));

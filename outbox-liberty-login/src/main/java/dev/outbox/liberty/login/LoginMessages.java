@@ -41,7 +41,7 @@ public enum LoginMessages {
     /** Logs {@code id + " " + text} at the message's level; the text is built only when the level is on. */
     public void log(Logger logger, Supplier<String> text) {
         if (logger.isLoggable(level)) {
-            logger.log(level, id + " " + text.get());
+            logger.logp(level, logger.getName(), null, id + " " + text.get());
         }
     }
 }
