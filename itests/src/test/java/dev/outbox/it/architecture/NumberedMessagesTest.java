@@ -33,7 +33,8 @@ class NumberedMessagesTest {
             "outbox-ejb/src/main/java/dev/outbox/internal/publish/PublisherMessages.java", 2,
             "outbox-jms-bridge/src/main/java/dev/outbox/internal/transport/jms/JmsMessages.java", 3,
             "outbox-kafka/src/main/java/dev/outbox/internal/transport/kafka/KafkaMessages.java", 4,
-            "outbox-liberty-login/src/main/java/dev/outbox/liberty/login/LoginMessages.java", 5);
+            "outbox-liberty-login/src/main/java/dev/outbox/liberty/login/LoginMessages.java", 5,
+            "outbox-admin/src/main/java/dev/outbox/internal/admin/AdminMessages.java", 6);
     private static final List<String> LIBRARY = List.of("outbox-jpa", "outbox-ejb", "outbox-jms-bridge",
             "outbox-kafka", "outbox-liberty-login", "outbox-health", "outbox-admin");
     private static final Pattern DEFINED = Pattern.compile("(?m)^\\s+([A-Z_]+)\\((\\d{4}), Level\\.[A-Z]+\\)[,;]");
