@@ -82,7 +82,6 @@ class ArchitectureTest {
             "dev.outbox.internal.inbox.Resequencer",
             "dev.outbox.internal.inbox.jms.InboxInterceptor",
             "dev.outbox.internal.health.BacklogReadiness",
-            "dev.outbox.ops.OutboxStatistics",
             "dev.outbox.internal.ops.StoredEvent",
             "dev.outbox.internal.ops.gaps.ConsumerGaps",
             "dev.outbox.internal.ops.metrics.Backlog",
