@@ -89,10 +89,7 @@ class ArchitectureTest {
             "dev.outbox.internal.ops.metrics.BacklogReport",
             "dev.outbox.internal.ops.audit.AuditTrail",
             "dev.outbox.internal.ops.repair.ParkedEvents",
-            "dev.outbox.internal.ops.cleanup.CleanupBatch",
-            "dev.outbox.internal.ops.replay.Replay",
-            "dev.outbox.internal.publish.ConfirmStep",
-            "dev.outbox.internal.publish.ClaimStep");
+            "dev.outbox.internal.ops.replay.Replay");
 
     static final ArchRule JDBC_ONLY_BEHIND_THE_PERSISTENCE_SEAM = noClasses()
             .that().resideOutsideOfPackage("dev.outbox.internal.persistence..")

@@ -8,8 +8,6 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.List;
 
 /** The claim, in a short transaction of its own that commits before any send (R4.1). */
@@ -21,14 +19,10 @@ public class ClaimStep {
 
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public List<OutboundEvent> claim(ClaimRequest request) {
-        try (Connection connection = database.connect()) {
-            List<OutboundEvent> claimed = database.dialect().claim(connection, request);
-            if (!claimed.isEmpty()) {
-                Failpoint.BEFORE_CLAIM_COMMIT.reach();
-            }
-            return claimed;
-        } catch (SQLException e) {
-            throw new IllegalStateException("outbox claim failed for claimer " + request.claimer(), e);
+        List<OutboundEvent> claimed = database.claim(request);
+        if (!claimed.isEmpty()) {
+            Failpoint.BEFORE_CLAIM_COMMIT.reach();
         }
+        return claimed;
     }
 }

@@ -8,8 +8,6 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -25,13 +23,8 @@ public class ConfirmStep {
 
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public Confirm.Confirmed record(String claimer, List<Outcome> outcomes, PublisherSettings settings) {
-        Confirm.Confirmed confirmed;
-        try (Connection connection = database.connect()) {
-            confirmed = new Confirm(database.dialect(), ThreadLocalRandom::current).record(connection, claimer, outcomes, settings.backoff(), settings::isStrict);
-        } catch (SQLException e) {
-            // An unknown outcome for the whole batch: the leases run out and the rows are sent again (R4.4).
-            throw new IllegalStateException("outbox confirm failed for claimer " + claimer, e);
-        }
+        Confirm.Confirmed confirmed = new Confirm(database.dialect(), ThreadLocalRandom::current)
+                .record(database, claimer, outcomes, settings.backoff(), settings::isStrict);
         if (!outcomes.isEmpty()) {
             Failpoint.BEFORE_CONFIRM_COMMIT.reach();
         }

@@ -25,6 +25,15 @@ public enum Expired {
         this.deleteBatch = deleteBatch;
     }
 
+    /** {@link #deleteBatch(Connection, OffsetDateTime, int)} on a connection of the outbox's datasource. */
+    public int deleteBatch(OutboxDataSource database, OffsetDateTime cutOff, int limit) {
+        try (Connection connection = database.connect()) {
+            return deleteBatch(connection, cutOff, limit);
+        } catch (SQLException e) {
+            throw new IllegalStateException("outbox cleanup batch of " + this + " failed", e);
+        }
+    }
+
     /** Deletes up to {@code limit} rows past {@code cutOff}, in the caller's transaction; answers how many went. */
     public int deleteBatch(Connection connection, OffsetDateTime cutOff, int limit) throws SQLException {
         try (PreparedStatement delete = connection.prepareStatement(deleteBatch)) {

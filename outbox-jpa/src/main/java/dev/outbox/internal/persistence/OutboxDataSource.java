@@ -2,6 +2,7 @@ package dev.outbox.internal.persistence;
 
 import dev.outbox.internal.config.OutboxSettings;
 import dev.outbox.internal.config.Settings;
+import dev.outbox.spi.OutboundEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
@@ -10,6 +11,7 @@ import javax.naming.NamingException;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 
 /**
  * The datasource the outbox's own SQL runs on ({@code outbox.datasource}) and its dialect, looked up once.
@@ -26,6 +28,18 @@ public class OutboxDataSource {
 
     public Connection connect() throws SQLException {
         return dataSource().getConnection();
+    }
+
+    /**
+     * The dialect's claim on a connection of its own, in the caller's (short) transaction (R4.1); a failure is an
+     * unknown outcome for the whole batch: nothing was sent, and the rows are due again when their leases run out.
+     */
+    public List<OutboundEvent> claim(ClaimRequest request) {
+        try (Connection connection = connect()) {
+            return dialect().claim(connection, request);
+        } catch (SQLException e) {
+            throw new IllegalStateException("outbox claim failed for claimer " + request.claimer(), e);
+        }
     }
 
     public Dialect dialect() {

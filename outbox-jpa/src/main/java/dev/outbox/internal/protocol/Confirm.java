@@ -4,6 +4,7 @@ import dev.outbox.internal.logging.CoreMessages;
 import dev.outbox.internal.persistence.ConfirmRows;
 import dev.outbox.internal.persistence.Delivery;
 import dev.outbox.internal.persistence.Dialect;
+import dev.outbox.internal.persistence.OutboxDataSource;
 import dev.outbox.internal.persistence.Sql;
 import dev.outbox.internal.transport.StrictRuns;
 import dev.outbox.spi.OutboundEvent;
@@ -80,6 +81,20 @@ public final class Confirm {
     public Confirm(Dialect dialect, Supplier<RandomGenerator> jitter) {
         this.dialect = dialect;
         this.jitter = jitter;
+    }
+
+    /**
+     * {@link #record(Connection, String, List, Backoff, Predicate)} on a connection of the outbox's datasource, in the
+     * caller's transaction. A failure is an unknown outcome for the whole batch: the leases run out and the rows are
+     * sent again (R4.4).
+     */
+    public Confirmed record(OutboxDataSource database, String claimer, List<Outcome> outcomes, Backoff backoff,
+                            Predicate<String> strict) {
+        try (Connection connection = database.connect()) {
+            return record(connection, claimer, outcomes, backoff, strict);
+        } catch (SQLException e) {
+            throw new IllegalStateException("outbox confirm failed for claimer " + claimer, e);
+        }
     }
 
     /**
