@@ -34,7 +34,7 @@ public class LoginJarCheck implements ServletContextListener {
 
     /** The configured path, when it is set and no file is there. */
     static Optional<String> missing(Optional<String> jar) {
-        return jar.filter(path -> !path.isBlank() && !Files.isRegularFile(Path.of(path)))
-                .map(path -> Path.of(path).normalize().toString()); // server.config.dir ends with a slash
+        return jar.filter(path -> !path.isBlank()).map(Path::of).filter(path -> !Files.isRegularFile(path))
+                .map(path -> path.normalize().toString()); // server.config.dir ends with a slash
     }
 }

@@ -27,11 +27,8 @@ public enum Expired {
 
     /** {@link #deleteBatch(Connection, OffsetDateTime, int)} on a connection of the outbox's datasource. */
     public int deleteBatch(OutboxDataSource database, OffsetDateTime cutOff, int limit) {
-        try (Connection connection = database.connect()) {
-            return deleteBatch(connection, cutOff, limit);
-        } catch (SQLException e) {
-            throw new IllegalStateException("outbox cleanup batch of " + this + " failed", e);
-        }
+        return database.onConnection(connection -> deleteBatch(connection, cutOff, limit),
+                () -> "outbox cleanup batch of " + this + " failed");
     }
 
     /** Deletes up to {@code limit} rows past {@code cutOff}, in the caller's transaction; answers how many went. */

@@ -12,6 +12,7 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The datasource the outbox's own SQL runs on ({@code outbox.datasource}) and its dialect, looked up once.
@@ -35,10 +36,25 @@ public class OutboxDataSource {
      * unknown outcome for the whole batch: nothing was sent, and the rows are due again when their leases run out.
      */
     public List<OutboundEvent> claim(ClaimRequest request) {
+        return onConnection(connection -> dialect().claim(connection, request),
+                () -> "outbox claim failed for claimer " + request.claimer());
+    }
+
+    /** Statements run on one connection; a {@link SQLException} ends them. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T on(Connection connection) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} on a connection of this datasource (in the caller's transaction, if any) and closes it; a
+     * failure becomes an {@link IllegalStateException} that says what failed, with the SQL exception as its cause.
+     */
+    public <T> T onConnection(Work<T> work, Supplier<String> failure) {
         try (Connection connection = connect()) {
-            return dialect().claim(connection, request);
+            return work.on(connection);
         } catch (SQLException e) {
-            throw new IllegalStateException("outbox claim failed for claimer " + request.claimer(), e);
+            throw new IllegalStateException(failure.get(), e);
         }
     }
 

@@ -25,22 +25,22 @@ public class RowCounts {
     OutboxDataSource database;
 
     public Counts counts() {
-        try (Connection connection = database.connect()) {
-            Map<DeliveryState, Long> byState = new EnumMap<>(DeliveryState.class);
-            try (PreparedStatement select = connection.prepareStatement(OutboxRows.COUNT_BY_STATE);
-                 ResultSet rs = select.executeQuery()) {
-                while (rs.next()) {
-                    byState.put(DeliveryState.valueOf(rs.getString("state")), rs.getLong("events"));
-                }
+        return database.onConnection(RowCounts::counts, () -> "cannot count the outbox's rows");
+    }
+
+    private static Counts counts(Connection connection) throws SQLException {
+        Map<DeliveryState, Long> byState = new EnumMap<>(DeliveryState.class);
+        try (PreparedStatement select = connection.prepareStatement(OutboxRows.COUNT_BY_STATE);
+             ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                byState.put(DeliveryState.valueOf(rs.getString("state")), rs.getLong("events"));
             }
-            long parked = byState.getOrDefault(DeliveryState.PARKED, 0L);
-            long blocked = parked == 0 ? 0 : single(connection, OutboxRows.BLOCKED_BY_PARKED, "events");
-            long duplicates = single(connection, InboxMarks.DUPLICATES_ABSORBED, "duplicates");
-            return new Counts(byState.getOrDefault(DeliveryState.PENDING, 0L),
-                    byState.getOrDefault(DeliveryState.DELIVERED, 0L), parked, blocked, duplicates);
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot count the outbox's rows", e);
         }
+        long parked = byState.getOrDefault(DeliveryState.PARKED, 0L);
+        long blocked = parked == 0 ? 0 : single(connection, OutboxRows.BLOCKED_BY_PARKED, "events");
+        long duplicates = single(connection, InboxMarks.DUPLICATES_ABSORBED, "duplicates");
+        return new Counts(byState.getOrDefault(DeliveryState.PENDING, 0L),
+                byState.getOrDefault(DeliveryState.DELIVERED, 0L), parked, blocked, duplicates);
     }
 
     private static long single(Connection connection, String sql, String column) throws SQLException {

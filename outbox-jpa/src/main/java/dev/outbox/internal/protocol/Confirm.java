@@ -90,11 +90,8 @@ public final class Confirm {
      */
     public Confirmed record(OutboxDataSource database, String claimer, List<Outcome> outcomes, Backoff backoff,
                             Predicate<String> strict) {
-        try (Connection connection = database.connect()) {
-            return record(connection, claimer, outcomes, backoff, strict);
-        } catch (SQLException e) {
-            throw new IllegalStateException("outbox confirm failed for claimer " + claimer, e);
-        }
+        return database.onConnection(connection -> record(connection, claimer, outcomes, backoff, strict),
+                () -> "outbox confirm failed for claimer " + claimer);
     }
 
     /**

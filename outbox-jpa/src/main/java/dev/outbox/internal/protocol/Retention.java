@@ -30,7 +30,7 @@ public record Retention(Duration deliveredRetention, Duration inboxRetention, in
 
     /** One cleanup run at {@code now} (the database's clock or the server's, the same the rows were written by). */
     public Deleted run(OffsetDateTime now, Batches batches) {
-        int delivered = drain(Expired.DELIVERED_EVENTS, now.minus(deliveredRetention), batches);
+        int delivered = drain(Expired.DELIVERED_EVENTS, deliveredBefore(now), batches);
         // A mark carries its own retain-until, fixed when it was written (R5.6).
         int marks = drain(Expired.INBOX_MARKS, now, batches);
         // A hold whose message never came back (the broker gave it up) is evidence for as long as a mark.
