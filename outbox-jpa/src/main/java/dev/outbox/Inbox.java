@@ -1,11 +1,5 @@
 package dev.outbox;
 
-import dev.outbox.internal.inbox.ConsumerInbox;
-import dev.outbox.internal.inbox.Received;
-import dev.outbox.internal.inbox.Resequencer;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
-
 import java.util.function.Consumer;
 
 /**
@@ -14,15 +8,13 @@ import java.util.function.Consumer;
  * transaction: the event is marked processed and its change runs, both committing or rolling back together
  * (R5.3); a duplicate is absorbed without running the change; a strict event whose earlier versions are missing is
  * stored and its change runs later, in its turn, through the same {@code change}; a fork is parked (R7.7).
+ *
+ * <p>Inject it ({@code @Inject Inbox inbox}); the outbox's jar provides the one implementation.
  */
-@ApplicationScoped
-public class Inbox {
-
-    @Inject
-    ConsumerInbox inbox;
+public interface Inbox {
 
     /** What the inbox decided for one delivery. Acknowledge the message after the transaction commits (R5.5). */
-    public enum Receipt {
+    enum Receipt {
         /** First delivery, in its turn (or of an independent type): the change ran, with those that waited for it. */
         FIRST,
         /** Already processed (or already waiting) for this consumer: nothing ran (R5.5). */
@@ -48,7 +40,7 @@ public class Inbox {
      * @param change   the business change for an event: called for this one, and later for any that waited for it
      * @throws NoTransactionException outside an active transaction
      */
-    public Receipt receive(String consumer, InboxedEvent event, Consumer<InboxedEvent> change) throws Exception {
+    default Receipt receive(String consumer, InboxedEvent event, Consumer<InboxedEvent> change) throws Exception {
         return receive(consumer, event, null, change);
     }
 
@@ -60,10 +52,6 @@ public class Inbox {
      * @param previousVersions the header's text; null where the message has none (the event then waits for the
      *                         version just before it)
      */
-    public Receipt receive(String consumer, InboxedEvent event, String previousVersions,
-                           Consumer<InboxedEvent> change) throws Exception {
-        return inbox.receive(consumer, new Received(event, null, java.util.Map.of(),
-                Received.previousVersions(previousVersions)), received -> change.accept(received.event()),
-                Resequencer.RELEASE_ALL).receipt();
-    }
+    Receipt receive(String consumer, InboxedEvent event, String previousVersions, Consumer<InboxedEvent> change)
+            throws Exception;
 }

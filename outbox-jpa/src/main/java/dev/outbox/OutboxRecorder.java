@@ -1,9 +1,5 @@
 package dev.outbox;
 
-import dev.outbox.internal.record.EventRecording;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
-
 import java.util.List;
 
 /**
@@ -26,14 +22,10 @@ import java.util.List;
  * before control goes back to business code, so a failure surfaces as an exception there and the transaction
  * is marked rollback-only.
  */
-@ApplicationScoped
-public class OutboxRecorder {
-
-    @Inject
-    EventRecording recording;
+public interface OutboxRecorder {
 
     /** Records one event; returns its id, made now and never replaced (R2.2). */
-    public EventId record(OutboxEvent event) {
+    default EventId record(OutboxEvent event) {
         return record(List.of(event)).get(0);
     }
 
@@ -47,7 +39,5 @@ public class OutboxRecorder {
      * @throws DuplicateEventVersionException when an aggregate's version was recorded before
      * @throws OutboxWriteException when the insert failed otherwise
      */
-    public List<EventId> record(List<OutboxEvent> events) {
-        return recording.record(events);
-    }
+    List<EventId> record(List<OutboxEvent> events);
 }

@@ -1,15 +1,5 @@
 package dev.outbox;
 
-import dev.outbox.internal.config.Settings;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
-import jakarta.enterprise.event.Startup;
-import org.eclipse.microprofile.config.Config;
-import org.eclipse.microprofile.config.ConfigProvider;
-
-import java.util.Optional;
-import java.util.function.Function;
-
 /**
  * Which protocol publishes an event type during a migration from send-in-transaction (R8.3):
  * {@code outbox.publisher.mode} ({@code publish}, the default, or {@code shadow}) for every type, or
@@ -24,30 +14,11 @@ import java.util.function.Function;
  *     legacySender.send(...);                             // the old path, until this type switches over
  * }
  * }</pre>
- * Read on every call, so a configuration change switches a type over without a restart.
+ * Read on every call, so a configuration change switches a type over without a restart. A bad value stops
+ * start-up, naming the variable. Inject it ({@code @Inject PublishingProtocol protocol}).
  */
-@ApplicationScoped
-public class PublishingProtocol {
+public interface PublishingProtocol {
 
-    static final String SETTING = Settings.PUBLISHER_MODE.name();
-
-    /** A wrong value stops the application at start, naming the variable, not at the first command. */
-    void check(@Observes Startup startup) {
-        Config config = ConfigProvider.getConfig();
-        for (String name : config.getPropertyNames()) {
-            if (name.equals(SETTING) || name.startsWith(SETTING + ".")) {
-                outboxPublishes(name.equals(SETTING) ? "-" : name.substring(SETTING.length() + 1),
-                        n -> config.getOptionalValue(n, String.class));
-            }
-        }
-    }
-
-    public boolean outboxPublishes(String eventType) {
-        Config config = ConfigProvider.getConfig();
-        return outboxPublishes(eventType, name -> config.getOptionalValue(name, String.class));
-    }
-
-    static boolean outboxPublishes(String eventType, Function<String, Optional<String>> settings) {
-        return Settings.PUBLISHER_MODE.choice(settings, eventType).equals("publish");
-    }
+    /** True when the outbox sends events of this type; false while the application's old path does (shadow). */
+    boolean outboxPublishes(String eventType);
 }

@@ -1,10 +1,10 @@
 package dev.outbox.internal.admin;
 
 import dev.outbox.internal.ops.AdminRefusal;
-import dev.outbox.internal.ops.StoredEvent;
-import dev.outbox.internal.ops.audit.AuditEntry;
 import dev.outbox.internal.ops.replay.ReplayDecision;
 import dev.outbox.internal.ops.replay.ReplayPlan;
+import dev.outbox.internal.persistence.AuditEntry;
+import dev.outbox.internal.persistence.StoredEvent;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonException;

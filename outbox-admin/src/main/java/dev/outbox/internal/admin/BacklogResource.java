@@ -1,7 +1,7 @@
 package dev.outbox.internal.admin;
 
-import dev.outbox.internal.ops.metrics.Backlog;
 import dev.outbox.internal.ops.metrics.BacklogReport;
+import dev.outbox.internal.persistence.Backlog;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.EJB;
 import jakarta.enterprise.context.RequestScoped;

@@ -2,7 +2,7 @@ package dev.outbox.internal.health;
 
 import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.persistence.OutboxDataSource;
-import dev.outbox.internal.persistence.OutboxRows;
+import dev.outbox.internal.persistence.RowCounts;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.Config;
@@ -12,13 +12,10 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -33,7 +30,7 @@ public class BacklogReadiness implements HealthCheck {
 
 
     @Inject
-    OutboxDataSource database;
+    RowCounts rows;
 
     @Override
     public HealthCheckResponse call() {
@@ -43,12 +40,10 @@ public class BacklogReadiness implements HealthCheck {
         Settings.HEALTH_MAX_PENDING_AGE.duration(source);
         HealthCheckResponseBuilder response = HealthCheckResponse.named("outbox-backlog").up();
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        try (Connection connection = database.connect();
-             PreparedStatement select = connection.prepareStatement(OutboxRows.OLDEST_PENDING_BY_TYPE);
-             ResultSet rs = select.executeQuery()) {
-            while (rs.next()) {
-                String type = rs.getString("event_type");
-                Duration age = Duration.between(rs.getObject("oldest", OffsetDateTime.class), now);
+        try {
+            for (Map.Entry<String, OffsetDateTime> oldest : rows.oldestPendingByType().entrySet()) {
+                String type = oldest.getKey();
+                Duration age = Duration.between(oldest.getValue(), now);
                 Duration limit = Settings.HEALTH_MAX_PENDING_AGE.duration(source, type);
                 response.withData("oldestPendingSeconds." + type, age.toSeconds());
                 if (age.compareTo(limit) > 0) {
@@ -56,9 +51,9 @@ public class BacklogReadiness implements HealthCheck {
                             + " s old, allowed " + limit.toSeconds() + " s");
                 }
             }
-        } catch (SQLException | RuntimeException e) {
+        } catch (RuntimeException e) {
             return HealthCheckResponse.named("outbox-backlog").down()
-                    .withData("error", e.getClass().getSimpleName()).build();
+                    .withData("error", OutboxDataSource.failureName(e)).build();
         }
         return response.build();
     }

@@ -9,6 +9,8 @@ import jakarta.inject.Inject;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 import javax.sql.DataSource;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -26,8 +28,35 @@ public class OutboxDataSource {
 
     private volatile DataSource dataSource;
     private volatile Dialect dialect;
+    /** Set only by {@link #over}: the one connection every statement runs on. */
+    private Connection only;
+
+    /**
+     * The outbox's statements on one open connection, in whatever transaction it is in, without JNDI or a container:
+     * for the protocol checker and in-process tests, which drive the product's code on a real database. Closing what
+     * {@link #connect} returns leaves the connection open.
+     */
+    public static OutboxDataSource over(Connection connection, Dialect dialect) {
+        OutboxDataSource database = new OutboxDataSource();
+        database.only = connection;
+        database.dialect = dialect;
+        return database;
+    }
 
     public Connection connect() throws SQLException {
+        if (only != null) {
+            return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                    new Class<?>[] {Connection.class}, (proxy, method, arguments) -> {
+                        if (method.getName().equals("close")) {
+                            return null;
+                        }
+                        try {
+                            return method.invoke(only, arguments);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        }
         return dataSource().getConnection();
     }
 
@@ -56,6 +85,26 @@ public class OutboxDataSource {
         } catch (SQLException e) {
             throw new IllegalStateException(failure.get(), e);
         }
+    }
+
+    /** Inbox statements on one connection; a {@link SQLException} ends them. */
+    @FunctionalInterface
+    public interface InboxWork<T> {
+        T on(InboxStore inbox) throws SQLException;
+    }
+
+    /** {@link #onConnection} for the inbox's statements, with this datasource's dialect. */
+    public <T> T onInbox(InboxWork<T> work, Supplier<String> failure) {
+        return onConnection(connection -> work.on(new InboxStore(connection, dialect())), failure);
+    }
+
+    /**
+     * The simple class name of what failed in the database: the SQL exception's where one caused the failure, so a
+     * health check or a metric names the driver's exception (R6.3: a name, never its message).
+     */
+    public static String failureName(RuntimeException failure) {
+        return failure.getCause() instanceof SQLException cause ? cause.getClass().getSimpleName()
+                : failure.getClass().getSimpleName();
     }
 
     public Dialect dialect() {

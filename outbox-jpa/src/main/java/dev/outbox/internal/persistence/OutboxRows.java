@@ -81,13 +81,15 @@ public final class OutboxRows {
     public static final String EVENT_COLUMNS = "event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
             + " payload, payload_ref, created_at, state, attempts, last_error_class, parked_at, delivered_at, broker_message_id";
 
+    /** {@link #EVENT_COLUMNS} without the body: what a list shows (R6.3: a body is read per event, on request). */
+    static final String LISTED_COLUMNS = "event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
+            + " NULL AS payload, payload_ref, created_at, state, attempts, last_error_class, parked_at, delivered_at,"
+            + " broker_message_id";
+
     public static final String EVENT_BY_ID = "SELECT " + EVENT_COLUMNS + " FROM outbox_event WHERE event_id = ?";
 
     /** R6.6: parked rows oldest first, on the parked-rows index; the payload is fetched per event, not listed. */
-    public static final String PARKED_PAGE = "SELECT event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
-            + " NULL AS payload, payload_ref, created_at, state, attempts, last_error_class, parked_at, delivered_at,"
-            + " broker_message_id"
-            + " FROM outbox_event WHERE state = 'PARKED' ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
+    public static final String PARKED_PAGE = "SELECT " + LISTED_COLUMNS + " FROM outbox_event WHERE state = 'PARKED' ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
 
     /** R6.6: a repair changes the body and schema version of a parked row only; its event id stays. */
     public static final String FIX_PARKED = "UPDATE outbox_event SET payload = ?, payload_ref = ?, schema_version = ?"
@@ -102,7 +104,7 @@ public final class OutboxRows {
      * a rare admin action: it may scan the table rather than cost every business insert another index.
      */
     public static String replayRange(boolean oneType) {
-        return "SELECT event_id, aggregate_type, event_type, state FROM outbox_event WHERE state = 'DELIVERED'"
+        return "SELECT " + LISTED_COLUMNS + " FROM outbox_event WHERE state = 'DELIVERED'"
                 + " AND created_at >= ? AND created_at < ?" + (oneType ? " AND event_type = ?" : "")
                 + " ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
     }
@@ -112,7 +114,7 @@ public final class OutboxRows {
      * index: a bulk resume after a configuration error parked many at once.
      */
     public static String parkedWith(boolean oneType) {
-        return "SELECT event_id, aggregate_type, event_type, state FROM outbox_event WHERE state = 'PARKED'"
+        return "SELECT " + LISTED_COLUMNS + " FROM outbox_event WHERE state = 'PARKED'"
                 + " AND last_error_class = ?" + (oneType ? " AND event_type = ?" : "")
                 + " ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
     }

@@ -7,10 +7,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.OffsetDateTime;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.TreeMap;
 
-/** The outbox's and the inbox's row counts, for the statistics endpoint and operators. */
+/** The outbox's and the inbox's row counts, for the statistics endpoint, the gauges and operators. */
 @ApplicationScoped
 public class RowCounts {
 
@@ -26,6 +28,26 @@ public class RowCounts {
 
     public Counts counts() {
         return database.onConnection(RowCounts::counts, () -> "cannot count the outbox's rows");
+    }
+
+    /** The backlog per event type and the consumers' gaps (R6.1, R6.2, R5.7), as read at {@code readAt}. */
+    public Backlog backlog(OffsetDateTime readAt) {
+        return database.onConnection(connection -> Backlog.read(connection, readAt),
+                () -> "cannot read the outbox backlog");
+    }
+
+    /** The time the oldest pending event of each type was recorded (R6.4's readiness). */
+    public Map<String, OffsetDateTime> oldestPendingByType() {
+        return database.onConnection(connection -> {
+            Map<String, OffsetDateTime> oldest = new TreeMap<>();
+            try (PreparedStatement select = connection.prepareStatement(OutboxRows.OLDEST_PENDING_BY_TYPE);
+                 ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    oldest.put(rs.getString("event_type"), rs.getObject("oldest", OffsetDateTime.class));
+                }
+            }
+            return oldest;
+        }, () -> "cannot read the oldest pending event of each type");
     }
 
     private static Counts counts(Connection connection) throws SQLException {

@@ -35,8 +35,26 @@ public final class SideEffectRows {
      * left: {@code NONE} (none), {@code STARTED} (an unknown outcome), {@code SUCCEEDED} or {@code FAILED}. A side
      * effect that did not succeed is started again.
      */
-    public static String begin(Connection connection, String consumer, String key, UUID eventId, String effect,
-                               OffsetDateTime now) throws SQLException {
+    public static String begin(OutboxDataSource database, String consumer, String key, UUID eventId, String effect,
+                               OffsetDateTime now) {
+        return database.onConnection(connection -> begin(connection, consumer, key, eventId, effect, now),
+                () -> "side-effect ledger failed for " + consumer + " " + effect + " of " + eventId);
+    }
+
+    /**
+     * Records a side effect's outcome ({@code SUCCEEDED} or {@code FAILED}) in the caller's transaction; one that was
+     * never begun is refused.
+     */
+    public static void finish(OutboxDataSource database, String consumer, String key, String state,
+                              String externalRef, OffsetDateTime now) {
+        database.onConnection(connection -> {
+            finish(connection, consumer, key, state, externalRef, now);
+            return null;
+        }, () -> "side-effect ledger failed for " + consumer + " " + key);
+    }
+
+    static String begin(Connection connection, String consumer, String key, UUID eventId, String effect,
+                                OffsetDateTime now) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(INSERT_IF_ABSENT)) {
             insert.setString(1, consumer);
             insert.setString(2, key);
@@ -69,9 +87,8 @@ public final class SideEffectRows {
         return previous;
     }
 
-    /** Records a side effect's outcome ({@code SUCCEEDED} or {@code FAILED}); one that was never begun is refused. */
-    public static void finish(Connection connection, String consumer, String key, String state, String externalRef,
-                              OffsetDateTime now) throws SQLException {
+    static void finish(Connection connection, String consumer, String key, String state, String externalRef,
+                               OffsetDateTime now) throws SQLException {
         try (PreparedStatement finish = connection.prepareStatement(FINISH)) {
             finish.setString(1, state);
             finish.setString(2, externalRef);

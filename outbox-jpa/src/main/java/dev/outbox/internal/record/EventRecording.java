@@ -6,6 +6,7 @@ import dev.outbox.InvalidEventException;
 import dev.outbox.NoTransactionException;
 import dev.outbox.OutboxEvent;
 import dev.outbox.OutboxException;
+import dev.outbox.OutboxRecorder;
 import dev.outbox.OutboxWriteException;
 import dev.outbox.Outboxed;
 import dev.outbox.PublishingProtocol;
@@ -34,7 +35,7 @@ import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 /**
- * What {@link dev.outbox.OutboxRecorder} does: validates a command's events, writes them in the caller's JTA
+ * The public {@link OutboxRecorder}: validates a command's events, writes them in the caller's JTA
  * transaction (buffered until the outermost {@link Outboxed} command returns), maps a failed insert to the API's
  * exceptions and announces the ids after commit.
  *
@@ -43,7 +44,7 @@ import java.util.stream.Collectors;
  * most of what the outbox added to a small command's time in the server (issue 20: B1 write overhead).
  */
 @ApplicationScoped
-public class EventRecording {
+public class EventRecording implements OutboxRecorder {
 
     private static final Logger LOG = Logger.getLogger(EventRecording.class.getName());
 
@@ -65,7 +66,7 @@ public class EventRecording {
     @Inject
     Tracing tracing;
 
-    /** See {@link dev.outbox.OutboxRecorder#record(List)}. */
+    @Override
     public List<EventId> record(List<OutboxEvent> events) {
         requireActiveTransaction();
         try {

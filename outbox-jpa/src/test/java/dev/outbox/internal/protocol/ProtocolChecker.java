@@ -14,9 +14,10 @@ import dev.outbox.internal.persistence.Dialect;
 import dev.outbox.internal.persistence.Expired;
 import dev.outbox.internal.persistence.InboxMarks;
 import dev.outbox.internal.persistence.InboxStore;
-import dev.outbox.internal.persistence.OutboxRows;
+import dev.outbox.internal.persistence.OutboxDataSource;
 import dev.outbox.internal.persistence.PendingRow;
 import dev.outbox.internal.persistence.Sql;
+import dev.outbox.internal.persistence.StoredEvents;
 import dev.outbox.internal.transport.StrictRuns;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendResult;
@@ -132,6 +133,7 @@ public final class ProtocolChecker {
         }
     };
     private final Connection db;
+    private final Resend resend;
 
     // The history the invariants are checked against.
     private final Map<UUID, Recorded> committed = new LinkedHashMap<>();
@@ -180,6 +182,8 @@ public final class ProtocolChecker {
         this.confirm = new Confirm(mutation == Mutation.CONFIRM_WITHOUT_CLAIMER ? confirmingWithoutClaimer(dialect)
                 : dialect, () -> jitter);
         this.db = connections.get();
+        // The operators' replay and repair: the product's state changes, on the checker's own connection.
+        this.resend = new Resend(new StoredEvents(OutboxDataSource.over(db, dialect)));
         for (int p = 0; p < 3; p++) {
             publishers.add(new Publisher("p" + p, connections.get()));
         }
@@ -637,9 +641,12 @@ public final class ProtocolChecker {
         return true;
     }
 
+    /** An operator's replay of one event comes due at once, whatever the rate. */
+    private static final int OPERATOR_RATE = 100;
+
     private void replay() throws SQLException {
         UUID id = pick("SELECT event_id FROM outbox_event WHERE state = 'DELIVERED' ORDER BY event_id");
-        if (id != null && update(db, OutboxRows.REPLAY_ONE, Sql.clock(db), id) == 1) {
+        if (id != null && !resend.replay(List.of(id), OPERATOR_RATE).eventIds().isEmpty()) {
             lastReplayedAt.put(id, ++sequence);
             note(id, "replayed");
         }
@@ -649,8 +656,8 @@ public final class ProtocolChecker {
     private void repair() throws SQLException {
         UUID id = pick("SELECT event_id FROM outbox_event WHERE state = 'PARKED' ORDER BY event_id");
         if (id != null) {
-            update(db, OutboxRows.FIX_PARKED, "{}", null, 1, id);
-            update(db, OutboxRows.RESUME_PARKED, Sql.clock(db), id);
+            resend.fix(id, "{}", null, 1);
+            resend.resume(id);
             note(id, "repaired and resumed");
         }
     }

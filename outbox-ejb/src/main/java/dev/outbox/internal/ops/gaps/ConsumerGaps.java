@@ -16,8 +16,6 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.List;
 
 /**
@@ -45,21 +43,13 @@ public class ConsumerGaps {
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
     public List<InboxStore.Gap> gaps(int limit) {
-        try (Connection connection = database.connect()) {
-            return new InboxStore(connection, database.dialect()).gaps(limit);
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot list the consumers' gaps", e);
-        }
+        return database.onInbox(inbox -> inbox.gaps(limit), () -> "cannot list the consumers' gaps");
     }
 
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
     public List<InboxStore.Conflict> conflicts(int limit) {
-        try (Connection connection = database.connect()) {
-            return new InboxStore(connection, database.dialect()).conflicts(limit);
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot list the consumers' conflicts", e);
-        }
+        return database.onInbox(inbox -> inbox.conflicts(limit), () -> "cannot list the consumers' conflicts");
     }
 
     /**
@@ -75,21 +65,17 @@ public class ConsumerGaps {
             throw new AdminRefusal(AdminRefusal.Kind.INVALID, "a skip names consumer, aggregateType and aggregateId");
         }
         String actor = caller.getCallerPrincipal().getName();
-        try (Connection connection = database.connect()) {
-            Resequencer.Skip skip;
-            try {
-                skip = new Resequencer(new InboxStore(connection, database.dialect()), settings.inboxRetention())
-                        .skip(consumer, aggregateType, aggregateId, through, actor, reason);
-            } catch (IllegalArgumentException nothingMissing) {
-                throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, nothingMissing.getMessage());
-            }
-            audit.record(actor, "GAP_SKIPPED", null, null, "consumer " + consumer + " skips " + aggregateType + "/"
-                    + aggregateId + " versions " + skip.from() + " to " + through + (skip.dropped().isEmpty() ? ""
-                    : ", dropping the waiting events that kept failing: " + skip.dropped()) + "; reason: " + reason);
-            return skip.from();
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot skip the gap of " + consumer + " in " + aggregateType + "/"
-                    + aggregateId, e);
+        Resequencer.Skip skip;
+        try {
+            skip = database.onInbox(inbox -> new Resequencer(inbox, settings.inboxRetention())
+                    .skip(consumer, aggregateType, aggregateId, through, actor, reason), () -> "cannot skip the gap of "
+                    + consumer + " in " + aggregateType + "/" + aggregateId);
+        } catch (IllegalArgumentException nothingMissing) {
+            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, nothingMissing.getMessage());
         }
+        audit.record(actor, "GAP_SKIPPED", null, null, "consumer " + consumer + " skips " + aggregateType + "/"
+                + aggregateId + " versions " + skip.from() + " to " + through + (skip.dropped().isEmpty() ? ""
+                : ", dropping the waiting events that kept failing: " + skip.dropped()) + "; reason: " + reason);
+        return skip.from();
     }
 }

@@ -1,7 +1,8 @@
 package dev.outbox.internal.ops.metrics;
 
 import dev.outbox.internal.config.Settings;
-import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.persistence.Backlog;
+import dev.outbox.internal.persistence.RowCounts;
 import dev.outbox.internal.publish.PublisherMessages;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -9,8 +10,6 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -26,7 +25,7 @@ class BacklogCache {
     private static final Logger LOG = Logger.getLogger(BacklogCache.class.getName());
 
     @Inject
-    OutboxDataSource database;
+    RowCounts rows;
 
     private volatile Backlog backlog = Backlog.EMPTY;
     private volatile Duration refresh = Duration.ofSeconds(5);
@@ -48,9 +47,9 @@ class BacklogCache {
         if (backlog.readAt().plus(refresh).isAfter(now)) {
             return backlog; // another scrape thread read it meanwhile
         }
-        try (Connection connection = database.connect()) {
-            backlog = Backlog.read(connection, now);
-        } catch (SQLException | RuntimeException e) {
+        try {
+            backlog = rows.backlog(now);
+        } catch (RuntimeException e) {
             PublisherMessages.BACKLOG_UNREADABLE.log(LOG, e,
                     () -> "outbox metrics: cannot read the backlog; the gauges keep their last values");
         }

@@ -2,7 +2,8 @@ package dev.outbox.internal.ops.metrics;
 
 import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.ops.OperatorRoles;
-import dev.outbox.internal.persistence.OutboxDataSource;
+import dev.outbox.internal.persistence.Backlog;
+import dev.outbox.internal.persistence.RowCounts;
 import jakarta.annotation.security.DeclareRoles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.Stateless;
@@ -12,8 +13,6 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -27,16 +26,12 @@ import java.time.ZoneOffset;
 public class BacklogReport {
 
     @Inject
-    OutboxDataSource database;
+    RowCounts rows;
 
     @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public Backlog now() {
-        try (Connection connection = database.connect()) {
-            return Backlog.read(connection, OffsetDateTime.now(ZoneOffset.UTC));
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot read the outbox backlog", e);
-        }
+        return rows.backlog(OffsetDateTime.now(ZoneOffset.UTC));
     }
 
     /** outbox.health.max-pending-age for this type: readiness turns DOWN past it. */

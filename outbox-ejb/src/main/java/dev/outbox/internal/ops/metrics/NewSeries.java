@@ -1,5 +1,7 @@
 package dev.outbox.internal.ops.metrics;
 
+import dev.outbox.internal.persistence.Backlog;
+
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;

@@ -4,6 +4,7 @@ import dev.outbox.Inbox;
 import dev.outbox.internal.event.UuidV7;
 import dev.outbox.internal.inbox.InboxReceived;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
+import dev.outbox.internal.persistence.Backlog;
 import dev.outbox.internal.persistence.SchemaInstaller;
 import dev.outbox.internal.publish.BatchSent;
 import dev.outbox.internal.publish.PublisherMessages;

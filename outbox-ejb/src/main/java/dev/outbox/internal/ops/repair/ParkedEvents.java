@@ -5,11 +5,10 @@ import dev.outbox.OutboxEvent;
 import dev.outbox.internal.config.OutboxSettings;
 import dev.outbox.internal.ops.AdminRefusal;
 import dev.outbox.internal.ops.OperatorRoles;
-import dev.outbox.internal.ops.StoredEvent;
 import dev.outbox.internal.ops.audit.AuditTrail;
-import dev.outbox.internal.persistence.OutboxDataSource;
-import dev.outbox.internal.persistence.OutboxRows;
-import dev.outbox.internal.persistence.Sql;
+import dev.outbox.internal.persistence.StoredEvent;
+import dev.outbox.internal.persistence.StoredEvents;
+import dev.outbox.internal.protocol.Resend;
 import dev.outbox.internal.record.EventValidation;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.DeclareRoles;
@@ -24,11 +23,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
@@ -48,7 +42,7 @@ public class ParkedEvents {
     SessionContext caller;
 
     @Inject
-    OutboxDataSource database;
+    StoredEvents events;
 
     @Inject
     OutboxSettings settings;
@@ -60,32 +54,16 @@ public class ParkedEvents {
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
     public List<StoredEvent> list(int limit) {
-        try (Connection connection = database.connect();
-             PreparedStatement select = connection.prepareStatement(OutboxRows.PARKED_PAGE)) {
-            select.setInt(1, limit);
-            List<StoredEvent> parked = new ArrayList<>();
-            try (ResultSet rs = select.executeQuery()) {
-                while (rs.next()) {
-                    parked.add(StoredEvent.read(rs));
-                }
-            }
-            return parked;
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot list parked outbox events", e);
-        }
+        return events.parked(limit);
     }
 
     /** One event, body included, in whatever state it is; who read a body is audited (R6.3). */
     @RolesAllowed(OperatorRoles.OPERATOR)
     public StoredEvent show(UUID eventId) {
-        try (Connection connection = database.connect()) {
-            StoredEvent event = find(connection, eventId);
-            audit.record(actor(), "PAYLOAD_READ", eventId, null, event.describe() + " in state " + event.state()
-                    + "; body " + fingerprint(event.payload(), event.payloadRef()));
-            return event;
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot read outbox event " + eventId, e);
-        }
+        StoredEvent event = find(eventId);
+        audit.record(actor(), "PAYLOAD_READ", eventId, null, event.describe() + " in state " + event.state()
+                + "; body " + fingerprint(event.payload(), event.payloadRef()));
+        return event;
     }
 
     /**
@@ -96,55 +74,37 @@ public class ParkedEvents {
     public StoredEvent fix(UUID eventId, String payload, URI payloadRef, int schemaVersion,
                            String reason) {
         AdminRefusal.requireReason(reason);
-        try (Connection connection = database.connect()) {
-            StoredEvent before = requireParked(find(connection, eventId));
-            OutboxEvent fixed = new OutboxEvent(before.aggregateType(), before.aggregateId(),
-                    before.aggregateVersion(), before.eventType(), schemaVersion, payload, payloadRef);
-            try {
-                new EventValidation(settings.maxPayloadBytes()).check(fixed);
-            } catch (InvalidEventException e) {
-                throw new AdminRefusal(AdminRefusal.Kind.INVALID, e.getMessage());
-            }
-            try (PreparedStatement update = connection.prepareStatement(OutboxRows.FIX_PARKED)) {
-                update.setString(1, payload);
-                update.setString(2, payloadRef == null ? null : payloadRef.toString());
-                update.setInt(3, schemaVersion);
-                update.setObject(4, eventId);
-                if (update.executeUpdate() != 1) {
-                    throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile");
-                }
-            }
-            audit.record(actor(), "PARKED_FIXED", eventId, null, "reason: " + reason + "; parked after "
-                    + before.lastErrorClass() + " at attempt " + before.attempts() + "; body before "
-                    + fingerprint(before.payload(), before.payloadRef()) + " schema " + before.schemaVersion()
-                    + "; body now " + fingerprint(payload, payloadRef == null ? null : payloadRef.toString())
-                    + " schema " + schemaVersion);
-            return find(connection, eventId);
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot fix parked outbox event " + eventId, e);
+        StoredEvent before = requireParked(find(eventId));
+        OutboxEvent fixed = new OutboxEvent(before.aggregateType(), before.aggregateId(),
+                before.aggregateVersion(), before.eventType(), schemaVersion, payload, payloadRef);
+        try {
+            new EventValidation(settings.maxPayloadBytes()).check(fixed);
+        } catch (InvalidEventException e) {
+            throw new AdminRefusal(AdminRefusal.Kind.INVALID, e.getMessage());
         }
+        String reference = payloadRef == null ? null : payloadRef.toString();
+        if (!new Resend(events).fix(eventId, payload, reference, schemaVersion)) {
+            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile");
+        }
+        audit.record(actor(), "PARKED_FIXED", eventId, null, "reason: " + reason + "; parked after "
+                + before.lastErrorClass() + " at attempt " + before.attempts() + "; body before "
+                + fingerprint(before.payload(), before.payloadRef()) + " schema " + before.schemaVersion()
+                + "; body now " + fingerprint(payload, reference) + " schema " + schemaVersion);
+        return find(eventId);
     }
 
     /** Puts a parked event back in line with its event id, due now (R6.6). */
     @RolesAllowed(OperatorRoles.OPERATOR)
     public StoredEvent resume(UUID eventId, String reason) {
         AdminRefusal.requireReason(reason);
-        try (Connection connection = database.connect()) {
-            StoredEvent before = requireParked(find(connection, eventId));
-            try (PreparedStatement update = connection.prepareStatement(OutboxRows.RESUME_PARKED)) {
-                update.setObject(1, Sql.clock(connection)); // due now by the clock the claim reads
-                update.setObject(2, eventId);
-                if (update.executeUpdate() != 1) {
-                    throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile");
-                }
-            }
-            audit.record(actor(), "PARKED_RESUMED", eventId, null, "reason: " + reason + "; " + before.describe()
-                    + " parked after " + before.lastErrorClass() + "; body " + fingerprint(before.payload(),
-                    before.payloadRef()) + " schema " + before.schemaVersion());
-            return find(connection, eventId);
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot resume parked outbox event " + eventId, e);
+        StoredEvent before = requireParked(find(eventId));
+        if (!new Resend(events).resume(eventId)) {
+            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile");
         }
+        audit.record(actor(), "PARKED_RESUMED", eventId, null, "reason: " + reason + "; " + before.describe()
+                + " parked after " + before.lastErrorClass() + "; body " + fingerprint(before.payload(),
+                before.payloadRef()) + " schema " + before.schemaVersion());
+        return find(eventId);
     }
 
     private static StoredEvent requireParked(StoredEvent event) {
@@ -155,17 +115,9 @@ public class ParkedEvents {
         return event;
     }
 
-    private static StoredEvent find(Connection connection, UUID eventId) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(OutboxRows.EVENT_BY_ID)) {
-            select.setObject(1, eventId);
-            try (ResultSet rs = select.executeQuery()) {
-                if (!rs.next()) {
-                    throw new AdminRefusal(AdminRefusal.Kind.NOT_FOUND, "no outbox event " + eventId
-                            + " (never recorded, or deleted by cleanup after its retention)");
-                }
-                return StoredEvent.read(rs);
-            }
-        }
+    private StoredEvent find(UUID eventId) {
+        return events.find(eventId).orElseThrow(() -> new AdminRefusal(AdminRefusal.Kind.NOT_FOUND, "no outbox event "
+                + eventId + " (never recorded, or deleted by cleanup after its retention)"));
     }
 
     /** Evidence of a body without the body (R6.3): its size and SHA-256, or the reference. */

@@ -1,7 +1,5 @@
-package dev.outbox.internal.ops.metrics;
+package dev.outbox.internal.persistence;
 
-import dev.outbox.internal.persistence.InboxStore;
-import dev.outbox.internal.persistence.OutboxRows;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -40,7 +38,7 @@ public record Backlog(OffsetDateTime readAt, Map<String, Long> pending, Map<Stri
         }
     }
 
-    public static Backlog read(Connection connection, OffsetDateTime now) throws SQLException {
+    static Backlog read(Connection connection, OffsetDateTime now) throws SQLException {
         Map<String, Long> pending = new TreeMap<>();
         Map<String, OffsetDateTime> oldest = new TreeMap<>();
         Map<String, Long> parked = new TreeMap<>();

@@ -1,4 +1,4 @@
-package dev.outbox.internal.ops.audit;
+package dev.outbox.internal.persistence;
 
 import java.time.OffsetDateTime;
 import java.util.UUID;

@@ -1,6 +1,5 @@
-package dev.outbox;
+package dev.outbox.internal.config;
 
-import dev.outbox.internal.config.InvalidSettingException;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -12,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class PublishingProtocolTest {
+class PublisherModesTest {
 
     private static Function<String, Optional<String>> settings(Map<String, String> values) {
         return name -> Optional.ofNullable(values.get(name));
@@ -20,22 +19,22 @@ class PublishingProtocolTest {
 
     @Test
     void theOutboxPublishesEveryTypeByDefault() {
-        assertTrue(PublishingProtocol.outboxPublishes("OrderPaid", settings(Map.of())));
+        assertTrue(PublisherModes.outboxPublishes("OrderPaid", settings(Map.of())));
     }
 
     @Test
     void aTypeOfItsOwnOverridesTheDefaultBothWays() {
         Map<String, String> migrating = Map.of("outbox.publisher.mode", "shadow",
                 "outbox.publisher.mode.OrderPaid", "publish");
-        assertTrue(PublishingProtocol.outboxPublishes("OrderPaid", settings(migrating)), "switched over");
-        assertFalse(PublishingProtocol.outboxPublishes("OrderPlaced", settings(migrating)), "still on the old path");
-        assertFalse(PublishingProtocol.outboxPublishes("OrderPaid",
+        assertTrue(PublisherModes.outboxPublishes("OrderPaid", settings(migrating)), "switched over");
+        assertFalse(PublisherModes.outboxPublishes("OrderPlaced", settings(migrating)), "still on the old path");
+        assertFalse(PublisherModes.outboxPublishes("OrderPaid",
                 settings(Map.of("outbox.publisher.mode.OrderPaid", "SHADOW"))), "case does not matter");
     }
 
     @Test
     void aWrongValueNamesTheVariable() {
-        InvalidSettingException e = assertThrows(InvalidSettingException.class, () -> PublishingProtocol
+        InvalidSettingException e = assertThrows(InvalidSettingException.class, () -> PublisherModes
                 .outboxPublishes("OrderPaid", settings(Map.of("outbox.publisher.mode.OrderPaid", "both"))));
         assertEquals("outbox.publisher.mode.OrderPaid", e.name());
     }

@@ -1,4 +1,4 @@
-package dev.outbox.internal.ops;
+package dev.outbox.internal.persistence;
 
 
 import java.sql.ResultSet;
@@ -16,7 +16,7 @@ public record StoredEvent(UUID eventId, String aggregateType, String aggregateId
                           OffsetDateTime createdAt, String state, int attempts, String lastErrorClass,
                           OffsetDateTime parkedAt, OffsetDateTime deliveredAt, String brokerMessageId) {
 
-    public static StoredEvent read(ResultSet rs) throws SQLException {
+    static StoredEvent read(ResultSet rs) throws SQLException {
         return new StoredEvent(rs.getObject("event_id", UUID.class), rs.getString("aggregate_type"),
                 rs.getString("aggregate_id"), rs.getLong("aggregate_version"), rs.getString("event_type"),
                 rs.getInt("schema_version"), rs.getString("payload"), rs.getString("payload_ref"),
