@@ -2,7 +2,6 @@ package dev.outbox.kafka;
 
 import dev.outbox.InboxedEvent;
 import dev.outbox.internal.config.InvalidSettingException;
-import dev.outbox.internal.config.Setting;
 import dev.outbox.internal.inbox.InboxAttempt;
 import dev.outbox.internal.inbox.Received;
 import dev.outbox.internal.inbox.ReleaseSweep;
@@ -12,7 +11,6 @@ import dev.outbox.internal.inbox.kafka.KafkaLag;
 import dev.outbox.internal.inbox.kafka.RecordHeaders;
 import dev.outbox.internal.inbox.watch.ConsumerWatch;
 import dev.outbox.internal.transport.kafka.KafkaMessages;
-import dev.outbox.internal.transport.kafka.KafkaSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -22,8 +20,6 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 import java.lang.reflect.Method;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
@@ -83,27 +79,19 @@ public class ReactiveInbox {
      * }
      * }</pre>
      *
-     * @throws InvalidSettingException naming the channel's {@code group.id} when it has none: a group the platform
-     *                                 makes up cannot be watched
+     * <p>It refuses a channel that commits offsets by itself (R5.5): {@code enable.auto.commit} must be false.
+     *
+     * @throws InvalidSettingException naming the channel's {@code group.id} when it has none (a group the platform
+     *                                 makes up cannot be watched), or its {@code enable.auto.commit} unless false
      */
     public void watch(String consumer, String channel) {
         Config config = ConfigProvider.getConfig();
         Function<String, Optional<String>> source = name -> config.getOptionalValue(name, String.class);
-        String prefix = "mp.messaging.incoming." + channel + ".";
-        // The channel's client settings as its connector sees them: the connector's defaults, then the channel's own
-        // (security, auto.offset.reset). Not outbox.kafka.consumer.*: those are KafkaInbox's, which no channel reads.
-        Map<String, String> client = new HashMap<>();
         Iterable<String> names = config.getPropertyNames();
-        source.apply(prefix + "connector").ifPresent(connector ->
-                client.putAll(Setting.under("mp.messaging.connector." + connector + ".", source, names)));
-        client.putAll(Setting.under(prefix, source, names));
-        String group = Optional.ofNullable(client.get("group.id")).orElseThrow(() ->
-                new InvalidSettingException(prefix + "group.id", "must name the consumer group of the channel "
-                        + channel + " that " + consumer + " reads, so its lag can be watched", "(not set)"));
-        String topic = client.getOrDefault("topic", channel);
-        String servers = Optional.ofNullable(client.get("bootstrap.servers")).orElseGet(() ->
-                KafkaSettings.read(source, names).bootstrapServers());
-        watch.watch(consumer, lag.of(servers, client, group, topic));
+        IncomingChannel incoming = IncomingChannel.read(channel, source, names);
+        incoming.requireCommitOnAcknowledgement(consumer);
+        watch.watch(consumer, lag.of(incoming.bootstrapServers(source, names), incoming.client(),
+                incoming.group(consumer), incoming.topic()));
     }
 
     /**

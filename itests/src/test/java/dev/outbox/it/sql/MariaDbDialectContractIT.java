@@ -26,19 +26,19 @@ class MariaDbDialectContractIT extends ConfiguredDatabaseContractTest {
     @Test
     void theStartUpCheckRefusesAConnectionThatDoesNotKeepInstantsInUtcOrRunsAnotherIsolationLevel() throws Exception {
         try (Connection good = connect()) {
-            assertDoesNotThrow(() -> new MariaDbDialect().verifyDurable(good, "jdbc/outbox"));
+            assertDoesNotThrow(() -> new MariaDbDialect().verifyDataSource(good, "jdbc/outbox"));
         }
         String bare = url().substring(0, url().indexOf('?')) + "?sessionVariables=time_zone='+09:00'";
         try (Connection shifted = DriverManager.getConnection(bare, user(), password())) {
             shifted.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             IllegalStateException refused = assertThrows(IllegalStateException.class,
-                    () -> new MariaDbDialect().verifyDurable(shifted, "jdbc/outbox"));
+                    () -> new MariaDbDialect().verifyDataSource(shifted, "jdbc/outbox"));
             assertTrue(refused.getMessage().contains("connectionTimeZone=UTC"), refused.getMessage());
         }
         try (Connection repeatable = connect()) {
             repeatable.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             IllegalStateException refused = assertThrows(IllegalStateException.class,
-                    () -> new MariaDbDialect().verifyDurable(repeatable, "jdbc/outbox"));
+                    () -> new MariaDbDialect().verifyDataSource(repeatable, "jdbc/outbox"));
             assertTrue(refused.getMessage().contains("READ COMMITTED"), refused.getMessage());
         }
     }

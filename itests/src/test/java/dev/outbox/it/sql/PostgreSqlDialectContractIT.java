@@ -2,8 +2,17 @@ package dev.outbox.it.sql;
 
 import dev.outbox.internal.persistence.ConfiguredDatabaseContractTest;
 import dev.outbox.internal.persistence.DialectContract;
+import dev.outbox.internal.persistence.PostgreSqlDialect;
 import dev.outbox.it.support.Settings;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The dialect contract (outbox-jpa's {@link DialectContract}) on the real test PostgreSQL, run the way a team runs
@@ -13,6 +22,36 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  */
 @EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
 class PostgreSqlDialectContractIT extends ConfiguredDatabaseContractTest {
+
+    /**
+     * R6.3, issue 42 item 6: the driver's default quotes a failed statement's row values (a payload) in the exception
+     * the recorder passes on; the start-up check refuses such a datasource, naming the property, and passes one with
+     * {@code logServerErrorDetail=false}, as the example's configurations set it.
+     */
+    @Test
+    void theStartUpCheckRefusesAConnectionWhoseErrorsQuoteRowValues() throws Exception {
+        try (Connection quiet = DriverManager.getConnection(withOption(url(), "logServerErrorDetail=false"), user(),
+                password())) {
+            assertDoesNotThrow(() -> new PostgreSqlDialect().verifyDataSource(quiet, "jdbc/outbox"));
+            assertTrue(quiet.getAutoCommit(), "the probe leaves the connection as it found it");
+        }
+        try (Connection quoting = DriverManager.getConnection(url(), user(), password())) {
+            quoting.setAutoCommit(false);
+            IllegalStateException refused = assertThrows(IllegalStateException.class,
+                    () -> new PostgreSqlDialect().verifyDataSource(quoting, "jdbc/outbox"),
+                    "the driver's default (logServerErrorDetail=true) quotes row values in its exceptions");
+            assertTrue(refused.getMessage().contains("logServerErrorDetail=false")
+                    && refused.getMessage().contains("jdbc/outbox"), refused.getMessage());
+            try (var after = quoting.createStatement(); var rs = after.executeQuery("SELECT 1")) {
+                assertTrue(rs.next(), "the probe's failure does not leave the caller's transaction aborted");
+            }
+            quoting.rollback();
+        }
+    }
+
+    private static String withOption(String url, String option) {
+        return url + (url.contains("?") ? "&" : "?") + option;
+    }
 
     @Override
     protected String url() {

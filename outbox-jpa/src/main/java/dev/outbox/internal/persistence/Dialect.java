@@ -54,11 +54,12 @@ public interface Dialect {
     String name();
 
     /**
-     * Stops the start-up when the database would lose commits it has acknowledged if the server process is
-     * killed (R1.2: the business change and its events must survive together). Only the embedded default can be
-     * set up that way; a client-server database answers to its own durability settings.
+     * Stops the start-up on a datasource set up to break a guarantee without any failure: one that would lose
+     * commits it has acknowledged if the server process is killed (R1.2, the embedded H2 with a write delay), runs
+     * another isolation level or shifts stored instants (MariaDB), or quotes row values in its exceptions (R6.3,
+     * PostgreSQL's driver by default). Each refusal names the setting to change.
      */
-    default void verifyDurable(Connection connection, String dataSource) throws SQLException {
+    default void verifyDataSource(Connection connection, String dataSource) throws SQLException {
     }
 
     /**

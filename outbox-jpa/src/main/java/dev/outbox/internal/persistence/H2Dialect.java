@@ -25,7 +25,7 @@ public final class H2Dialect implements Dialect {
      * acknowledged commit survives a process kill; a power loss is still not survived, as H2 does not fsync.
      */
     @Override
-    public void verifyDurable(Connection connection, String dataSource) throws SQLException {
+    public void verifyDataSource(Connection connection, String dataSource) throws SQLException {
         String url = connection.getMetaData().getURL();
         if (url != null && url.startsWith("jdbc:h2:mem:")) {
             return; // nothing survives a restart anyway: a test database

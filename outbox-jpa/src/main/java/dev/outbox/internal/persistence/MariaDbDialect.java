@@ -147,7 +147,7 @@ public final class MariaDbDialect implements Dialect {
      * publisher find nothing to claim, R4.1).
      */
     @Override
-    public void verifyDurable(Connection connection, String dataSource) throws SQLException {
+    public void verifyDataSource(Connection connection, String dataSource) throws SQLException {
         if (connection.getTransactionIsolation() != Connection.TRANSACTION_READ_COMMITTED) {
             throw new IllegalStateException("the outbox datasource " + dataSource + " runs at JDBC isolation level "
                     + connection.getTransactionIsolation() + ": the outbox's SQL is written for READ COMMITTED (Liberty:"

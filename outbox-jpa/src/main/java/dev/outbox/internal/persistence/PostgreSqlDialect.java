@@ -6,6 +6,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
 import java.time.OffsetDateTime;
 import java.util.HashSet;
 import java.util.List;
@@ -15,9 +17,44 @@ import java.util.UUID;
 /** PostgreSQL 12 and later. */
 public final class PostgreSqlDialect implements Dialect {
 
+    /** What the start-up probe's error carries as its detail; seen in the exception's message only if details are quoted. */
+    static final String DETAIL_PROBE = "outbox start-up probe: a detail the driver must not quote";
+
     @Override
     public String name() {
         return "postgresql";
+    }
+
+    /**
+     * R6.3: PostgreSQL's error details quote a failed statement's row values ("Failing row contains (...)", a
+     * payload among them), and the driver puts them in its exception messages unless {@code
+     * logServerErrorDetail=false}; those exceptions are causes of the recorder's and the inbox's. The probe raises an
+     * error with a known detail and looks for it in the message, which holds whatever way the property was set (a
+     * datasource property, a URL parameter) and through any pool's wrapper.
+     */
+    @Override
+    public void verifyDataSource(Connection connection, String dataSource) throws SQLException {
+        String quoted;
+        Savepoint before = connection.getAutoCommit() ? null : connection.setSavepoint();
+        try (Statement probe = connection.createStatement()) {
+            probe.execute("DO $$ BEGIN RAISE EXCEPTION 'outbox start-up probe' USING DETAIL = '" + DETAIL_PROBE
+                    + "'; END $$");
+            throw new IllegalStateException("the start-up probe of the outbox datasource " + dataSource
+                    + " raised no error");
+        } catch (SQLException expected) {
+            quoted = String.valueOf(expected.getMessage());
+        } finally {
+            if (before != null) {
+                // a failed statement aborts the whole transaction on PostgreSQL; the caller's stays usable
+                connection.rollback(before);
+            }
+        }
+        if (quoted.contains(DETAIL_PROBE)) {
+            throw new IllegalStateException("the outbox datasource " + dataSource + " puts PostgreSQL's error details"
+                    + " in its exceptions, and those quote row values, payloads included (R6.3). Set"
+                    + " logServerErrorDetail=false (Liberty: logServerErrorDetail=\"false\" on the dataSource's"
+                    + " properties.postgresql; WildFly: ?logServerErrorDetail=false in the connection URL)");
+        }
     }
 
     /**

@@ -23,7 +23,7 @@ class H2DurabilityTest {
         try (Connection connection = DriverManager.getConnection("jdbc:h2:" + folder.resolve("delayed")
                 + ";AUTO_SERVER=TRUE", "sa", "")) {
             IllegalStateException refused = assertThrows(IllegalStateException.class,
-                    () -> new H2Dialect().verifyDurable(connection, "jdbc/outbox"));
+                    () -> new H2Dialect().verifyDataSource(connection, "jdbc/outbox"));
             assertTrue(refused.getMessage().contains("WRITE_DELAY=500") && refused.getMessage().contains("h2.url")
                     && refused.getMessage().contains("jdbc/outbox"), refused.getMessage());
         }
@@ -33,7 +33,7 @@ class H2DurabilityTest {
     void anH2FileDatabaseWithoutWriteDelayStarts() throws SQLException {
         try (Connection connection = DriverManager.getConnection("jdbc:h2:" + folder.resolve("durable")
                 + ";AUTO_SERVER=TRUE;WRITE_DELAY=0", "sa", "")) {
-            assertDoesNotThrow(() -> new H2Dialect().verifyDurable(connection, "jdbc/outbox"));
+            assertDoesNotThrow(() -> new H2Dialect().verifyDataSource(connection, "jdbc/outbox"));
         }
     }
 }

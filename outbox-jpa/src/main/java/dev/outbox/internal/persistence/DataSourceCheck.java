@@ -11,11 +11,11 @@ import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
- * Refuses to start on a database set up to lose acknowledged commits when the process is killed (the embedded
- * H2 with a write delay): every 201 a client saw must be in the database afterwards, with its events (R1.2).
+ * Refuses to start on a datasource set up to break a guarantee silently ({@link Dialect#verifyDataSource}): one that
+ * loses acknowledged commits when the process is killed (R1.2), or quotes payloads in its exceptions (R6.3).
  */
 @ApplicationScoped
-public class DurabilityCheck {
+public class DataSourceCheck {
 
     @Inject
     OutboxSettings settings;
@@ -25,9 +25,9 @@ public class DurabilityCheck {
 
     void verifyAtStart(@Observes Startup startup) {
         try (Connection connection = database.connect()) {
-            database.dialect().verifyDurable(connection, settings.dataSource());
+            database.dialect().verifyDataSource(connection, settings.dataSource());
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot read the durability settings of the outbox datasource "
+            throw new IllegalStateException("cannot read the settings of the outbox datasource "
                     + settings.dataSource() + " (setting " + Settings.DATASOURCE + ")", e);
         }
     }
