@@ -9,6 +9,7 @@ import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.KafkaBroker;
 import dev.outbox.it.support.KafkaTopic;
 import dev.outbox.it.support.LibertyProcess;
+import dev.outbox.it.support.MonitoringQueries;
 import dev.outbox.it.support.OutboxDatabase;
 import dev.outbox.it.support.ServerLog;
 import dev.outbox.it.support.Settings;
@@ -113,6 +114,18 @@ class KafkaIT {
         await(SOON, "a WARNING naming the single-replica topic outbox.Order",
                 () -> ServerLog.messages(server.serverDir()).contains("Kafka topic outbox.Order has 1 replica(s) and min.insync.replicas=1"),
                 named -> named);
+        // R5.7, issue 42 item 5: the broker keeps records 7 days and this server's consumers may fall 30 days behind
+        // (kafka.xml): readiness names the topic, stays UP, and the gauge an alert watches says 1.
+        await(SOON, "readiness naming outbox.Order's short retention and single replica", () -> service.health(
+                "health/ready").raw(), ready -> ready.contains("SHORT_RETENTION.outbox.Order")
+                && ready.contains("retention.ms=604800000") && ready.contains("UNDER_REPLICATED.outbox.Order"));
+        assertEquals(200, service.health("health/ready").status(), "a topic at risk does not take the instance out");
+        await(SOON, "the gauge outbox_topic_at_risk for outbox.Order's retention", service::metrics, scrape -> scrape
+                .lines().anyMatch(line -> line.startsWith("outbox_topic_at_risk{") && line.contains("risk=\"short_retention\"")
+                        && line.contains("topic=\"outbox.Order\"")
+                        && Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)) == 1));
+        assertEquals(java.util.Set.of(), MonitoringQueries.missingKafkaSeriesFrom(service.metrics()),
+                "the Kafka-only series the shipped alerts and dashboard query (monitoring/)");
     }
 
     /**

@@ -122,6 +122,10 @@ public final class Settings {
     public static final Setting KAFKA_MAX_BLOCK = Setting.millis("outbox.kafka.max-block-ms", KAFKA, 5_000, 0,
             600_000, "How long a send waits for topic metadata when the broker is away; the rest of the batch then "
                     + "waits for the next run.");
+    public static final Setting KAFKA_CONSUMER_LAG_BUDGET = Setting.duration("outbox.kafka.consumer-lag-budget", KAFKA,
+            "P7D", "The longest an inbox consumer of a topic may fall behind (stopped, stalled, redeploying) and still "
+                    + "read every version; the publisher reports a topic whose retention.ms is shorter, or that is "
+                    + "compacted (R5.7).");
     public static final Setting KAFKA_PRODUCER = Setting.prefix("outbox.kafka.producer.", KAFKA,
             "Passed to the producer as <property> (security.protocol, sasl.*, ssl.*, linger.ms, compression.type); "
                     + "values are never logged. acks, idempotence, the partitioner, interceptors, serializers and "

@@ -12,7 +12,8 @@ import java.sql.SQLException;
 
 /**
  * Refuses to start on a datasource set up to break a guarantee silently ({@link Dialect#verifyDataSource}): one that
- * loses acknowledged commits when the process is killed (R1.2), or quotes payloads in its exceptions (R6.3).
+ * loses acknowledged commits when the process is killed (R1.2), runs another isolation level than the outbox's SQL is
+ * written for or shifts stored instants (MariaDB), or quotes payloads in its exceptions (R6.3).
  */
 @ApplicationScoped
 public class DataSourceCheck {
@@ -27,7 +28,7 @@ public class DataSourceCheck {
         try (Connection connection = database.connect()) {
             database.dialect().verifyDataSource(connection, settings.dataSource());
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot read the settings of the outbox datasource "
+            throw new IllegalStateException("cannot check the settings of the outbox datasource "
                     + settings.dataSource() + " (setting " + Settings.DATASOURCE + ")", e);
         }
     }

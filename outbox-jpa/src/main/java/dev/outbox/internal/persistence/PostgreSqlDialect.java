@@ -17,8 +17,14 @@ import java.util.UUID;
 /** PostgreSQL 12 and later. */
 public final class PostgreSqlDialect implements Dialect {
 
-    /** What the start-up probe's error carries as its detail; seen in the exception's message only if details are quoted. */
-    static final String DETAIL_PROBE = "outbox start-up probe: a detail the driver must not quote";
+    /**
+     * The start-up probe's value: a JSON text PostgreSQL cannot parse, which it quotes in the error's detail and
+     * context ("Token ... is invalid"), as it quotes a failed row's values. A plain cast: no table, no privilege, no
+     * procedural language needed.
+     */
+    static final String DETAIL_PROBE = "outbox_startup_probe_quoted";
+    /** invalid_text_representation: the probe failed the way it must. */
+    private static final String PROBE_FAILED_AS_EXPECTED = "22P02";
 
     @Override
     public String name() {
@@ -28,33 +34,57 @@ public final class PostgreSqlDialect implements Dialect {
     /**
      * R6.3: PostgreSQL's error details quote a failed statement's row values ("Failing row contains (...)", a
      * payload among them), and the driver puts them in its exception messages unless {@code
-     * logServerErrorDetail=false}; those exceptions are causes of the recorder's and the inbox's. The probe raises an
-     * error with a known detail and looks for it in the message, which holds whatever way the property was set (a
-     * datasource property, a URL parameter) and through any pool's wrapper.
+     * logServerErrorDetail=false}; those exceptions are causes of the recorder's and the inbox's. The probe makes the
+     * server quote a known value and looks for it in the exception and its causes, which holds whatever way the
+     * property was set (a datasource property, a URL parameter) and through any pool's wrapper. A probe that fails
+     * any other way proves nothing, and is refused too rather than taken for a quiet driver.
      */
     @Override
     public void verifyDataSource(Connection connection, String dataSource) throws SQLException {
-        String quoted;
+        SQLException answer = null;
         Savepoint before = connection.getAutoCommit() ? null : connection.setSavepoint();
         try (Statement probe = connection.createStatement()) {
-            probe.execute("DO $$ BEGIN RAISE EXCEPTION 'outbox start-up probe' USING DETAIL = '" + DETAIL_PROBE
-                    + "'; END $$");
-            throw new IllegalStateException("the start-up probe of the outbox datasource " + dataSource
-                    + " raised no error");
+            probe.executeQuery("SELECT CAST('" + DETAIL_PROBE + "' AS json)").close();
         } catch (SQLException expected) {
-            quoted = String.valueOf(expected.getMessage());
+            answer = expected;
         } finally {
             if (before != null) {
                 // a failed statement aborts the whole transaction on PostgreSQL; the caller's stays usable
                 connection.rollback(before);
             }
         }
-        if (quoted.contains(DETAIL_PROBE)) {
+        if (answer != null && quotes(answer, DETAIL_PROBE) != null) {
             throw new IllegalStateException("the outbox datasource " + dataSource + " puts PostgreSQL's error details"
                     + " in its exceptions, and those quote row values, payloads included (R6.3). Set"
                     + " logServerErrorDetail=false (Liberty: logServerErrorDetail=\"false\" on the dataSource's"
                     + " properties.postgresql; WildFly: ?logServerErrorDetail=false in the connection URL)");
         }
+        if (answer == null || !isProbeFailure(answer)) {
+            throw new IllegalStateException("the start-up probe of the outbox datasource " + dataSource + " did not"
+                    + " fail as it must (" + (answer == null ? "no error" : "SQLState " + answer.getSQLState()) + "),"
+                    + " so whether the driver quotes row values in its exceptions cannot be told (R6.3)", answer);
+        }
+    }
+
+    /** The exception in {@code failure}'s causes and chained exceptions whose message quotes {@code value}, or null. */
+    private static Throwable quotes(SQLException failure, String value) {
+        for (SQLException each = failure; each != null; each = each.getNextException()) {
+            for (Throwable cause = each; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+                if (String.valueOf(cause.getMessage()).contains(value)) {
+                    return cause;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean isProbeFailure(SQLException failure) {
+        for (SQLException each = failure; each != null; each = each.getNextException()) {
+            if (PROBE_FAILED_AS_EXPECTED.equals(each.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

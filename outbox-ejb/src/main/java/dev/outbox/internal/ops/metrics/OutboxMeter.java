@@ -18,7 +18,9 @@ enum OutboxMeter {
             "seconds"),
     RESEQUENCING("outbox.inbox.resequencing", "Events a consumer holds until the versions before them are applied",
             null),
-    CONFLICTS("outbox.inbox.conflicts", "Forks parked at a consumer: another event id for a version it applied", null);
+    CONFLICTS("outbox.inbox.conflicts", "Forks parked at a consumer: another event id for a version it applied", null),
+    TOPIC_AT_RISK("outbox.topic.at.risk", "1 while a topic the publisher sends to can lose records a consumer still"
+            + " needs (too few replicas, compaction, a retention under the consumers' lag budget), by risk", null);
 
     /** The {@code event_type} of the series over all types. */
     static final String ALL_TYPES = "*";

@@ -8,6 +8,7 @@ import dev.outbox.internal.persistence.Backlog;
 import dev.outbox.internal.persistence.SchemaInstaller;
 import dev.outbox.internal.publish.BatchSent;
 import dev.outbox.internal.publish.PublisherMessages;
+import dev.outbox.internal.transport.TopicRisks;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
@@ -43,7 +44,9 @@ import static dev.outbox.internal.ops.metrics.OutboxMeter.ALL_TYPES;
  *     Kafka group's lag, a queue's depth; NaN while the source cannot say), see {@link ConsumerWatch};</li>
  *     <li>{@code outbox_inbox_gap_age_seconds}, {@code outbox_inbox_resequencing} and {@code outbox_inbox_conflicts}
  *     by {@code consumer} (R5.7, R7.7): how long the oldest event held for its earlier versions has waited, how many
- *     wait, and the forks parked, for consumers whose inbox shares this database.</li>
+ *     wait, and the forks parked, for consumers whose inbox shares this database;</li>
+ *     <li>{@code outbox_topic_at_risk} by {@code topic} and {@code risk} (under_replicated, compacted,
+ *     short_retention): 1 while the publisher's check of a topic finds it can lose records (R4.7, R5.7).</li>
  * </ul>
  * A send rate alone shows a pretty zero when the producer stalls (R6.1): alert on the oldest age instead.
  *
@@ -67,6 +70,9 @@ public class OutboxMetrics {
     @Inject
     ConsumerWatch consumers;
 
+    @Inject
+    TopicRisks topics;
+
     /** The MicroProfile Metrics adapter where the server has that API (a bean there, none elsewhere). */
     @Inject
     Instance<Meters> beans;
@@ -74,6 +80,7 @@ public class OutboxMetrics {
     private final List<Meters> meters = new CopyOnWriteArrayList<>();
     private final NewSeries series = new NewSeries();
     private final java.util.Set<String> watchedConsumers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.Set<String> gaugedTopics = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** The gauges' suppliers, held here: Micrometer keeps only weak references to them. */
     private final List<DoubleSupplier> gauges = new CopyOnWriteArrayList<>();
 
@@ -101,6 +108,18 @@ public class OutboxMetrics {
                 gaugeConsumer(consumer);
             }
         });
+        topics.onFound(this::gaugeTopic);
+    }
+
+    /** R4.7, R5.7: 1 while the topic's last check found the risk, 0 once a later one no longer does. */
+    private void gaugeTopic(TopicRisks.Found found) {
+        if (!gaugedTopics.add(found.topic() + "\u0000" + found.risk())) {
+            return;
+        }
+        DoubleSupplier value = () -> topics.holds(found.topic(), found.risk()) ? 1 : 0;
+        gauges.add(value);
+        meters.forEach(m -> m.gauge(OutboxMeter.TOPIC_AT_RISK,
+                tags("topic", found.topic(), "risk", found.risk().name().toLowerCase(Locale.ROOT)), value));
     }
 
     /** A batch's send outcomes before its confirm, counted once per counter rather than once per event. */

@@ -28,6 +28,9 @@ public enum KafkaMessages implements NumberedMessage {
     /** The replicas of a Kafka topic could not be checked; make sure it is durable. */
     TOPIC_UNCHECKED(4013, Level.INFO),
 
+    /** A Kafka topic is compacted or keeps records for less than the consumers' lag budget: a consumer behind loses versions. */
+    TOPIC_LOSES_VERSIONS(4014, Level.WARNING),
+
     /** A Kafka consumer reads its topic as its group. INFO. */
     CONSUMER_READS(4101, Level.INFO),
 

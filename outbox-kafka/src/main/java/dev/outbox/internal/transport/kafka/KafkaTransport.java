@@ -2,6 +2,8 @@ package dev.outbox.internal.transport.kafka;
 
 import dev.outbox.OutboxEvent;
 import dev.outbox.OutboxHeaders;
+import dev.outbox.internal.config.Settings;
+import dev.outbox.internal.transport.TopicRisks;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
 import dev.outbox.spi.SendResult;
@@ -9,6 +11,7 @@ import dev.outbox.spi.Transport;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -52,12 +55,16 @@ public class KafkaTransport implements Transport {
     private volatile Producer<String, String> producer;
     private TopicDurability durability;
 
+    @Inject
+    TopicRisks risks;
+
     @PostConstruct
     void configure() {
         Config config = ConfigProvider.getConfig();
         settings = KafkaSettings.read(name -> config.getOptionalValue(name, String.class), config.getPropertyNames());
         topics = new KafkaTopics(name -> config.getOptionalValue(name, String.class));
-        durability = new TopicDurability(settings);
+        durability = new TopicDurability(settings,
+                Settings.KAFKA_CONSUMER_LAG_BUDGET.duration(name -> config.getOptionalValue(name, String.class)), risks);
     }
 
     @Override

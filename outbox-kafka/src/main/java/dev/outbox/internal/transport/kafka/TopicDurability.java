@@ -1,5 +1,8 @@
 package dev.outbox.internal.transport.kafka;
 
+import dev.outbox.internal.config.Settings;
+import dev.outbox.internal.transport.TopicRisks;
+import dev.outbox.internal.transport.TopicRisks.Risk;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -10,7 +13,9 @@ import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -25,7 +30,11 @@ import java.util.logging.Logger;
 /**
  * Tells the operator when a topic the outbox sends to cannot keep what {@code acks=all} promises (R4.7): an ack
  * means "on every in-sync replica", so with one replica, or with {@code min.insync.replicas=1}, an acknowledged
- * record dies with the broker that led its partition, and the row already says DELIVERED. A topic is checked once,
+ * record dies with the broker that led its partition, and the row already says DELIVERED. Nor when the topic itself
+ * deletes records a consumer has not read yet (R5.7): a compacted topic drops an aggregate's earlier version once a
+ * later one exists, and a retention shorter than {@code outbox.kafka.consumer-lag-budget} drops whatever a stopped
+ * consumer has not read by then; a strict consumer then waits for that version forever. What it finds goes to
+ * {@link TopicRisks} (readiness data, a gauge) as well as to the log. A topic is checked once,
  * after its first acknowledged send (the topic exists by then, and topic names come from templates, so they are
  * not known at start), through the admin API, on a thread of its own: the check never delays a send. Where the
  * cluster does not let the outbox read the topic's description or settings, it says so once and why; a check that
@@ -40,6 +49,8 @@ final class TopicDurability implements AutoCloseable {
     private static final Duration CHECK_TIMEOUT = Duration.ofSeconds(15);
 
     private final Map<String, Object> adminProperties;
+    private final Duration lagBudget;
+    private final TopicRisks risks;
     private final Set<String> checked = ConcurrentHashMap.newKeySet();
     /** One daemon thread: creating the admin client (DNS, TLS, SASL) and every check happen here, never on a send. */
     private final ExecutorService checker = Executors.newSingleThreadExecutor(task -> {
@@ -50,7 +61,9 @@ final class TopicDurability implements AutoCloseable {
     private Admin admin; // only touched by the checker thread
     private volatile boolean closed;
 
-    TopicDurability(KafkaSettings settings) {
+    TopicDurability(KafkaSettings settings, Duration lagBudget, TopicRisks risks) {
+        this.lagBudget = lagBudget;
+        this.risks = risks;
         // The producer's security settings (SASL, TLS) are the admin client's too.
         Map<String, Object> properties = AdminClientSettings.of(settings.passThrough(), settings.bootstrapServers());
         properties.put(AdminClientConfig.CLIENT_ID_CONFIG, settings.clientId() + "-durability-check");
@@ -85,12 +98,21 @@ final class TopicDurability implements AutoCloseable {
             Config config = admin.describeConfigs(List.of(resource)).all()
                     .get(CHECK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(resource);
             int replicas = description.partitions().stream().mapToInt(p -> p.replicas().size()).min().orElse(0);
-            ConfigEntry minInSync = config == null ? null : config.get("min.insync.replicas");
-            if (minInSync == null || minInSync.value() == null) {
+            Map<Risk, String> found = new EnumMap<>(Risk.class);
+            found.putAll(retentionRisks(topic, value(config, "cleanup.policy"), value(config, "retention.ms"),
+                    lagBudget));
+            found.values().forEach(why -> KafkaMessages.TOPIC_LOSES_VERSIONS.log(LOG, () -> why));
+            String minInSync = value(config, "min.insync.replicas");
+            if (minInSync == null) {
                 cannotKnow(topic, "the broker did not return min.insync.replicas");
-                return;
+            } else {
+                int min = Integer.parseInt(minInSync);
+                report(topic, replicas, min);
+                if (replicas < REPLICAS || min < MIN_IN_SYNC) {
+                    found.put(Risk.UNDER_REPLICATED, verdict(topic, replicas, min).orElseThrow());
+                }
             }
-            report(topic, replicas, Integer.parseInt(minInSync.value()));
+            risks.checked(topic, found);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
@@ -133,6 +155,40 @@ final class TopicDurability implements AutoCloseable {
                     + " stops publishing to it (events wait, nothing is lost). Use min.insync.replicas = replicas - 1.");
         }
         return Optional.empty();
+    }
+
+    /**
+     * What the topic's own settings delete before a consumer {@code lagBudget} behind has read it (R5.7): compaction
+     * keeps only the latest record of each key (the aggregate id), and {@code retention.ms} (-1: forever) deletes
+     * records older than it.
+     */
+    static Map<Risk, String> retentionRisks(String topic, String cleanupPolicy, String retentionMs,
+                                            Duration lagBudget) {
+        Map<Risk, String> risks = new EnumMap<>(Risk.class);
+        if (cleanupPolicy != null && cleanupPolicy.toLowerCase(Locale.ROOT).contains("compact")) {
+            risks.put(Risk.COMPACTED, "Kafka topic " + topic + " is compacted (cleanup.policy=" + cleanupPolicy + "):"
+                    + " Kafka may delete an aggregate's version once a later one exists, and a strict consumer that had"
+                    + " not read it yet waits for it forever. Give outbox topics cleanup.policy=delete.");
+        }
+        long retention = retentionMs == null ? -1 : Long.parseLong(retentionMs.trim());
+        if (retention >= 0 && Duration.ofMillis(retention).compareTo(lagBudget) < 0) {
+            risks.put(Risk.SHORT_RETENTION, "Kafka topic " + topic + " deletes records after retention.ms=" + retention
+                    + " (" + readable(Duration.ofMillis(retention)) + "), sooner than "
+                    + Settings.KAFKA_CONSUMER_LAG_BUDGET.name() + " (" + readable(lagBudget) + "): a consumer stopped"
+                    + " or behind for longer loses the versions deleted meanwhile. Raise the topic's retention.ms, or lower the budget to what the consumers can keep.");
+        }
+        return risks;
+    }
+
+    /** Whole days as the settings write them (P7D), anything else as ISO-8601 time (PT36H). */
+    private static String readable(Duration duration) {
+        return duration.toSeconds() % 86_400 == 0 && duration.getNano() == 0 ? "P" + duration.toDays() + "D"
+                : duration.toString();
+    }
+
+    private static String value(Config config, String name) {
+        ConfigEntry entry = config == null ? null : config.get(name);
+        return entry == null ? null : entry.value();
     }
 
     private static void cannotKnow(String topic, String why) {

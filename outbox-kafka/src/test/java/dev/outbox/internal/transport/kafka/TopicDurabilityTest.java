@@ -28,4 +28,29 @@ class TopicDurabilityTest {
         String warning = TopicDurability.verdict("orders", 3, 3).orElseThrow();
         assertTrue(warning.contains("stops publishing"), warning);
     }
+
+    private static final java.time.Duration WEEK = java.time.Duration.ofDays(7);
+
+    @Test
+    void aTopicThatKeepsRecordsAsLongAsTheLagBudgetOrForeverLosesNothingAConsumerNeeds() {
+        assertEquals(java.util.Map.of(), TopicDurability.retentionRisks("t", "delete", "604800000", WEEK));
+        assertEquals(java.util.Map.of(), TopicDurability.retentionRisks("t", "delete", "-1", WEEK));
+        assertEquals(java.util.Map.of(), TopicDurability.retentionRisks("t", null, null, WEEK), "nothing said");
+    }
+
+    @Test
+    void aRetentionShorterThanTheLagBudgetIsNamedWithBothValuesAndTheSetting() {
+        String why = TopicDurability.retentionRisks("orders", "delete", "86400000", WEEK)
+                .get(dev.outbox.internal.transport.TopicRisks.Risk.SHORT_RETENTION);
+        assertTrue(why != null && why.contains("orders") && why.contains("retention.ms=86400000")
+                && why.contains("outbox.kafka.consumer-lag-budget") && why.contains("P7D"), String.valueOf(why));
+    }
+
+    @Test
+    void aCompactedTopicIsNamedWhateverElseItsPolicySays() {
+        for (String policy : new String[] {"compact", "compact,delete", "delete,COMPACT"}) {
+            assertTrue(TopicDurability.retentionRisks("orders", policy, "-1", WEEK)
+                    .containsKey(dev.outbox.internal.transport.TopicRisks.Risk.COMPACTED), policy);
+        }
+    }
 }
