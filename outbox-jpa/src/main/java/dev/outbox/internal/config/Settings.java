@@ -39,8 +39,8 @@ public final class Settings {
                     + "same scripts. The example's server turns it on.");
     public static final Setting DATASOURCE = Setting.text("outbox.datasource", WRITE_SIDE,
             "java:comp/DefaultDataSource", "The JNDI name of the datasource the outbox's own SQL runs on. It must be "
-                    + "the one your business tables live in (one connection per transaction, R1.2), enlisted in JTA "
-                    + "transactions (start-up refuses one that is not, R1.1). On WildFly use its global name.");
+                    + "the one your business tables live in (one connection per transaction, R1.2). On WildFly use "
+                    + "its global name.");
     public static final Setting TRANSACTION_REGISTRY = Setting.text("outbox.transaction-registry", WRITE_SIDE,
             "java:comp/TransactionSynchronizationRegistry", "The JNDI name of the server's "
                     + "TransactionSynchronizationRegistry, resolved at start. On WildFly its global name "

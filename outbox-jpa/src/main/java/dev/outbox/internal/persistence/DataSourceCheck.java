@@ -13,8 +13,7 @@ import java.sql.SQLException;
 /**
  * Refuses to start on a datasource set up to break a guarantee silently ({@link Dialect#verifyDataSource}): one that
  * loses acknowledged commits when the process is killed (R1.2), runs another isolation level than the outbox's SQL is
- * written for or shifts stored instants (MariaDB), quotes payloads in its exceptions (R6.3), or is not enlisted in the
- * caller's JTA transactions, so that the outbox's rows would commit alone (R1.1).
+ * written for or shifts stored instants (MariaDB), or quotes payloads in its exceptions (R6.3).
  */
 @ApplicationScoped
 public class DataSourceCheck {
@@ -25,15 +24,9 @@ public class DataSourceCheck {
     @Inject
     OutboxDataSource database;
 
-    @Inject
-    TransactionJoinProbe transactionJoin;
-
     void verifyAtStart(@Observes Startup startup) {
-        try {
-            try (Connection connection = database.connect()) {
-                database.dialect().verifyDataSource(connection, settings.dataSource());
-            }
-            transactionJoin.verify(); // R1.1: a datasource outside the caller's transaction makes a dual write
+        try (Connection connection = database.connect()) {
+            database.dialect().verifyDataSource(connection, settings.dataSource());
         } catch (SQLException e) {
             throw new IllegalStateException("cannot check the settings of the outbox datasource "
                     + settings.dataSource() + " (setting " + Settings.DATASOURCE + ")", e);

@@ -61,36 +61,6 @@ public class OutboxDataSource {
     }
 
     /**
-     * A connection of the caller's active JTA transaction, for statements that must commit or roll back with the
-     * business change (R1.1: the recorder's insert). Inside a transaction a connection the server enlisted is never in
-     * auto-commit mode; one that is belongs to no transaction (Liberty {@code transactional="false"}, WildFly
-     * {@code jta=false}, a pool of its own), and its statements would commit alone whatever the transaction does: a
-     * dual write. Refused, naming the setting.
-     *
-     * @throws NotInTransactionException when the connection is not part of the transaction
-     */
-    public Connection joined() throws SQLException {
-        Connection connection = connect();
-        boolean alone;
-        try {
-            alone = connection.getAutoCommit();
-        } catch (SQLException | RuntimeException e) {
-            connection.close();
-            throw e;
-        }
-        if (alone) {
-            connection.close();
-            throw new NotInTransactionException(describe());
-        }
-        return connection;
-    }
-
-    /** The datasource's name as the settings give it, for messages. */
-    String describe() {
-        return settings == null ? "(given)" : settings.dataSource();
-    }
-
-    /**
      * The dialect's claim on a connection of its own, in the caller's (short) transaction (R4.1); a failure is an
      * unknown outcome for the whole batch: nothing was sent, and the rows are due again when their leases run out.
      */

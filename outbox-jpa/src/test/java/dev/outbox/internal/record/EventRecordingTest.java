@@ -61,7 +61,7 @@ class EventRecordingTest {
         recorder.dataSource = new OutboxDataSource() {
             @Override
             public Connection connect() throws SQLException {
-                return enlisted(DriverManager.getConnection(url, "sa", ""));
+                return DriverManager.getConnection(url, "sa", "");
             }
 
             @Override
@@ -91,27 +91,6 @@ class EventRecordingTest {
         recorder.tracing = new OpenTelemetryTracing(OpenTelemetry.noop().getTracer("test"));
     }
 
-    /** Whether the stand-in datasource's connections belong to the transaction, as an enlisted one does. */
-    private boolean enlisted = true;
-
-    /**
-     * An enlisted connection answers auto-commit false inside the transaction; this one still commits each statement,
-     * so the rows can be read on another connection: the transaction is a stand-in here (see the class comment).
-     */
-    private Connection enlisted(Connection connection) {
-        return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
-                    if (method.getName().equals("getAutoCommit")) {
-                        return !enlisted;
-                    }
-                    try {
-                        return method.invoke(connection, args);
-                    } catch (java.lang.reflect.InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
-    }
-
     @AfterEach
     void close() throws SQLException {
         database.close();
@@ -137,21 +116,6 @@ class EventRecordingTest {
         NoTransactionException e = assertThrows(NoTransactionException.class, () -> recorder.record(List.of(PLACED)));
         assertTrue(e.getMessage().contains("nothing was written"), e.getMessage());
         assertEquals(List.of(), rows(), "no row without a transaction");
-    }
-
-    /**
-     * Issue 42 item 3, R1.1: a datasource the server does not enlist (Liberty transactional="false", WildFly jta=false)
-     * would commit the rows alone, whatever the business transaction does; the recorder refuses, names the setting,
-     * marks the transaction rollback-only and writes nothing.
-     */
-    @Test
-    void aConnectionOutsideTheCallersTransactionIsRefusedNamingTheSettingAndNothingIsWritten() throws SQLException {
-        enlisted = false;
-        OutboxWriteException e = assertThrows(OutboxWriteException.class, () -> recorder.record(List.of(PLACED)));
-        assertTrue(e.getCause() != null && e.getCause().getMessage().contains("outbox.datasource")
-                && e.getCause().getMessage().contains("transactional=\"false\""), String.valueOf(e.getCause()));
-        assertTrue(transaction.rollbackOnly, "the business change must not commit without its event");
-        assertEquals(List.of(), rows(), "no row that would commit on its own");
     }
 
     @Test
