@@ -53,7 +53,7 @@ public final class PostgreSqlDialect implements Dialect {
                 connection.rollback(before);
             }
         }
-        if (answer != null && quotes(answer, DETAIL_PROBE) != null) {
+        if (answer != null && quotes(answer, DETAIL_PROBE)) {
             throw new IllegalStateException("the outbox datasource " + dataSource + " puts PostgreSQL's error details"
                     + " in its exceptions, and those quote row values, payloads included (R6.3). Set"
                     + " logServerErrorDetail=false (Liberty: logServerErrorDetail=\"false\" on the dataSource's"
@@ -66,16 +66,16 @@ public final class PostgreSqlDialect implements Dialect {
         }
     }
 
-    /** The exception in {@code failure}'s causes and chained exceptions whose message quotes {@code value}, or null. */
-    private static Throwable quotes(SQLException failure, String value) {
+    /** Whether a message among {@code failure}'s chained exceptions and their causes quotes {@code value}. */
+    private static boolean quotes(SQLException failure, String value) {
         for (SQLException each = failure; each != null; each = each.getNextException()) {
             for (Throwable cause = each; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
                 if (String.valueOf(cause.getMessage()).contains(value)) {
-                    return cause;
+                    return true;
                 }
             }
         }
-        return null;
+        return false;
     }
 
     private static boolean isProbeFailure(SQLException failure) {
