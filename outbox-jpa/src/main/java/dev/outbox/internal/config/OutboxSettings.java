@@ -15,7 +15,8 @@ import java.util.function.Function;
 public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String dataSource, String dialect,
                              Duration inboxRetention, Duration inboxGapWindow, int brokerMaxDeliveries,
                              String transactionRegistry, Set<String> advisoryOrder,
-                             Duration advisoryWait, Map<String, Set<String>> receives) {
+                             Duration advisoryWait, Map<String, Set<String>> receives,
+                             Duration schemaLockWait, Duration schemaLockBudget) {
 
     public OutboxSettings {
         receives = Map.copyOf(receives);
@@ -58,6 +59,8 @@ public record OutboxSettings(int maxPayloadBytes, boolean createSchema, String d
                 Settings.TRANSACTION_REGISTRY.text(source),
                 Set.copyOf(Settings.INBOX_ADVISORY_ORDER.list(source)),
                 Settings.INBOX_ADVISORY_WAIT.millis(source),
-                receives(Settings.INBOX_RECEIVES.list(source)));
+                receives(Settings.INBOX_RECEIVES.list(source)),
+                Settings.SCHEMA_LOCK_WAIT.millis(source),
+                Settings.SCHEMA_LOCK_BUDGET.duration(source));
     }
 }

@@ -37,10 +37,20 @@ public final class Settings {
                     + "restart takes no table lock. Off by default (then a schema older than this release stops the "
                     + "start, naming the script to apply): production schemas are migrated by your own tool from the "
                     + "same scripts. The example's server turns it on.");
+    public static final Setting SCHEMA_LOCK_WAIT = Setting.millis("outbox.schema.lock-wait-ms", WRITE_SIDE, 1_000, 100,
+            60_000, "With outbox.schema.create, how long one schema change waits for a table lock before it gives up "
+                    + "and tries again (PostgreSQL's lock_timeout; MariaDB's lock_wait_timeout, in whole seconds). An "
+                    + "ALTER TABLE queued behind an open transaction holds every later insert and claim on its table "
+                    + "behind itself, so in a rolling upgrade the other servers' writes wait at most this long (R8.4). "
+                    + "The embedded H2 waits as it always did.");
+    public static final Setting SCHEMA_LOCK_BUDGET = Setting.duration("outbox.schema.lock-budget", WRITE_SIDE,
+            "PT5M", "With outbox.schema.create, how long the start keeps trying a schema change that meets an open "
+                    + "transaction on its table (OUTBOX-1004 at each try) before it refuses to start, naming the "
+                    + "script; the runbook says how to find the transaction.");
     public static final Setting DATASOURCE = Setting.text("outbox.datasource", WRITE_SIDE,
             "java:comp/DefaultDataSource", "The JNDI name of the datasource the outbox's own SQL runs on. It must be "
-                    + "the one your business tables live in (one connection per transaction, R1.2). On WildFly use "
-                    + "its global name.");
+                    + "the one your business tables live in (one connection per transaction, R1.2), enlisted in JTA "
+                    + "transactions (start-up refuses one that is not, R1.1). On WildFly use its global name.");
     public static final Setting TRANSACTION_REGISTRY = Setting.text("outbox.transaction-registry", WRITE_SIDE,
             "java:comp/TransactionSynchronizationRegistry", "The JNDI name of the server's "
                     + "TransactionSynchronizationRegistry, resolved at start. On WildFly its global name "

@@ -34,6 +34,20 @@ public final class Causes {
         return false;
     }
 
+    /**
+     * A statement that gave up waiting for a lock: PostgreSQL's lock_timeout (55P03), MariaDB's lock_wait_timeout or
+     * innodb_lock_wait_timeout (error 1205), H2's LOCK_TIMEOUT (HYT00).
+     */
+    public static boolean isLockWaitTimeout(Throwable failure) {
+        for (SQLException s : sqlExceptions(failure)) {
+            if ("55P03".equals(s.getSQLState()) || "HYT00".equals(s.getSQLState())
+                    || s.getErrorCode() == MARIADB_LOCK_WAIT_TIMEOUT) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Every SQLException in the cause chain, each followed by its next exceptions (a failed batch's entries). */
     private static List<SQLException> sqlExceptions(Throwable failure) {
         List<SQLException> found = new ArrayList<>();

@@ -18,6 +18,12 @@ public enum CoreMessages implements NumberedMessage {
     /** outbox.schema.create applied one schema script (an upgrade). INFO. */
     SCHEMA_SCRIPT_APPLIED(1003, Level.INFO),
 
+    /**
+     * A schema change at start gave up waiting for a table lock an open transaction holds (so the other servers' writes
+     * do not queue behind it) and tries again (R8.4). WARNING. Runbook: start-up refusals, schema lock.
+     */
+    SCHEMA_LOCK_BUSY(1004, Level.WARNING),
+
     /** Events recorded in a traced span carry its trace context (R6.7). INFO. */
     TRACING_ON(1010, Level.INFO),
 

@@ -63,6 +63,19 @@ public interface Dialect {
     }
 
     /**
+     * Bounds how long a schema change on this connection waits for a table lock (R8.4): an {@code ALTER TABLE}
+     * behind one open transaction on its table would queue, and every insert and claim on the table would queue
+     * behind it. Undone by {@link #unlimitSchemaLockWait} before the connection goes back to the pool. The embedded
+     * H2 (one server) waits as it always did.
+     */
+    default void limitSchemaLockWait(Connection connection, java.time.Duration wait) throws SQLException {
+    }
+
+    /** Gives the connection back its usual lock wait ({@link #limitSchemaLockWait}). */
+    default void unlimitSchemaLockWait(Connection connection) throws SQLException {
+    }
+
+    /**
      * By schema version, a query that reads what that script adds last: it fails where the schema is older. Scripts
      * run in order, so the newest version a schema answers says how far it is. V1, V4 and V6 have none of their
      * own (a table V2's probe needs too, an index, a column default): a later version's answer implies them.

@@ -93,6 +93,9 @@ public final class InboxMarks {
         }
     }
 
+    /** Deletes one mark: the start-up probe's own ({@link TransactionJoin}), never a consumer's. */
+    public static final String FORGET_MARK = "DELETE FROM processed_event WHERE consumer = ? AND event_id = ?";
+
     /** Duplicates the inbox absorbed, over every consumer whose marks share this database. */
     public static final String DUPLICATES_ABSORBED = "SELECT COALESCE(SUM(duplicates), 0) AS duplicates FROM processed_event";
 

@@ -26,6 +26,9 @@ public class OutboxDataSource {
     @Inject
     OutboxSettings settings;
 
+    @Inject
+    TransactionJoinCheck join;
+
     private volatile DataSource dataSource;
     private volatile Dialect dialect;
     /** Set only by {@link #over}: the one connection every statement runs on. */
@@ -58,6 +61,20 @@ public class OutboxDataSource {
                     });
         }
         return dataSource().getConnection();
+    }
+
+    /**
+     * A connection for statements that must commit or roll back with the caller's JTA transaction: the recorder's
+     * rows and the inbox's marks (R1.1). Only from a datasource the start-up probe saw follow the transaction
+     * ({@link TransactionJoinCheck}); without a container ({@link #over}) the connection given.
+     *
+     * @throws NotInTransactionException naming {@code outbox.datasource} when the probe refused the datasource
+     */
+    public Connection joined() throws SQLException {
+        if (join != null) {
+            join.require();
+        }
+        return connect();
     }
 
     /**

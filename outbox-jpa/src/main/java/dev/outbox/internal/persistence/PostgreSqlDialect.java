@@ -31,6 +31,21 @@ public final class PostgreSqlDialect implements Dialect {
         return "postgresql";
     }
 
+    /** lock_timeout, for this session: each statement gives up after {@code wait} in a lock queue (SQLSTATE 55P03). */
+    @Override
+    public void limitSchemaLockWait(Connection connection, java.time.Duration wait) throws SQLException {
+        try (Statement set = connection.createStatement()) {
+            set.execute("SET lock_timeout = " + Math.max(1, wait.toMillis()));
+        }
+    }
+
+    @Override
+    public void unlimitSchemaLockWait(Connection connection) throws SQLException {
+        try (Statement reset = connection.createStatement()) {
+            reset.execute("RESET lock_timeout");
+        }
+    }
+
     /**
      * R6.3: PostgreSQL's error details quote a failed statement's row values ("Failing row contains (...)", a
      * payload among them), and the driver puts them in its exception messages unless {@code

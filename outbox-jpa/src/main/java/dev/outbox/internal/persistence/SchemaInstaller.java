@@ -67,7 +67,8 @@ public class SchemaInstaller {
         try (Connection connection = database.connect()) {
             // Every script is idempotent (IF NOT EXISTS): one that half ran before is completed.
             for (String script : missing) {
-                SqlScript.load(script, SchemaInstaller.class.getClassLoader()).run(connection);
+                new SchemaChange(database.dialect(), settings.schemaLockWait(), settings.schemaLockBudget(),
+                        Thread::sleep).apply(connection, SqlScript.load(script, SchemaInstaller.class.getClassLoader()));
                 CoreMessages.SCHEMA_SCRIPT_APPLIED.log(LOG, () -> "outbox schema script applied: " + script);
             }
         } catch (SQLException e) {

@@ -59,6 +59,11 @@ public final class SqlScript {
         return statements;
     }
 
+    /** The class-path resource it was read from, for messages. */
+    public String resource() {
+        return resource;
+    }
+
     public List<String> statements() {
         return statements;
     }

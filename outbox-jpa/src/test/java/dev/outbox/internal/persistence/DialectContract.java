@@ -743,6 +743,88 @@ public abstract class DialectContract {
         }
     }
 
+    // --- The datasource's part in the caller's transaction (R1.1) --------------------------------------------------
+
+    /**
+     * Issue 42 item 3: a datasource whose connections commit and roll back with the transaction, as an enlisted one
+     * does, passes the start-up probe, and the probe leaves none of its marks.
+     */
+    @Test
+    void theTransactionJoinProbePassesADataSourceWhoseStatementsFollowTheTransaction() throws SQLException {
+        TransactionJoin.verify(dialect(), transactions(true, true), "jdbc/outbox");
+        assertEquals(0, probeMarks(), "the probe leaves no row behind");
+    }
+
+    /**
+     * Issue 42 item 3: a datasource the server does not enlist (Liberty transactional="false", WildFly jta=false)
+     * commits each statement on its own, whatever the transaction does; the probe refuses it, naming the setting.
+     */
+    @Test
+    void theTransactionJoinProbeRefusesADataSourceWhoseStatementsCommitAlone() throws SQLException {
+        NotInTransactionException refused = assertThrows(NotInTransactionException.class,
+                () -> TransactionJoin.verify(dialect(), transactions(false, true), "jdbc/alone"),
+                "a row written in a rolled-back transaction stayed, and the probe did not see it");
+        assertTrue(refused.getMessage().contains("jdbc/alone") && refused.getMessage().contains("outbox.datasource")
+                && refused.getMessage().contains("rolled back"), refused.getMessage());
+        assertEquals(0, probeMarks(), "the probe deletes the mark that committed alone");
+    }
+
+    /** Issue 42 item 3: a datasource whose statements never commit (a pool nobody commits) is refused too. */
+    @Test
+    void theTransactionJoinProbeRefusesADataSourceWhoseStatementsNeverCommit() throws SQLException {
+        NotInTransactionException refused = assertThrows(NotInTransactionException.class,
+                () -> TransactionJoin.verify(dialect(), transactions(true, false), "jdbc/never"),
+                "a row written in a committed transaction is missing, and the probe did not see it");
+        assertTrue(refused.getMessage().contains("jdbc/never") && refused.getMessage().contains("is not there"),
+                refused.getMessage());
+        assertEquals(0, probeMarks(), "nothing of the probe's is left");
+    }
+
+    /**
+     * Transactions over connections of their own: {@code followsRollback} false is a connection that commits each
+     * statement alone (the transaction's rollback never reaches it); {@code commits} false one that is never
+     * committed.
+     */
+    private TransactionJoin.Transactions transactions(boolean followsRollback, boolean commits) {
+        return new TransactionJoin.Transactions() {
+            @Override
+            public void rolledBack(OutboxDataSource.Work<?> work) throws SQLException {
+                try (Connection own = connect()) {
+                    own.setAutoCommit(!followsRollback);
+                    work.on(own);
+                    if (followsRollback) {
+                        own.rollback();
+                    }
+                }
+            }
+
+            @Override
+            public <T> T committed(OutboxDataSource.Work<T> work) throws SQLException {
+                try (Connection own = connect()) {
+                    own.setAutoCommit(false);
+                    T answer = work.on(own);
+                    if (commits) {
+                        own.commit();
+                    } else {
+                        own.rollback();
+                    }
+                    return answer;
+                }
+            }
+        };
+    }
+
+    private int probeMarks() throws SQLException {
+        try (PreparedStatement count = connection.prepareStatement("SELECT COUNT(*) FROM processed_event"
+                + " WHERE consumer = ?")) {
+            count.setString(1, TransactionJoin.PROBE_CONSUMER);
+            try (ResultSet rs = count.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
     // --- Helpers -------------------------------------------------------------------------------------------------
 
     /** SQL work that may throw, for {@link #inAnotherThread}. */

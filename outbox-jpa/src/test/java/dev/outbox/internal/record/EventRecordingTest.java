@@ -7,9 +7,12 @@ import dev.outbox.internal.persistence.Dialect;
 import dev.outbox.internal.persistence.FakeTransaction;
 import dev.outbox.internal.persistence.FreshH2;
 import dev.outbox.internal.persistence.H2Dialect;
+import dev.outbox.internal.persistence.NotInTransactionException;
 import dev.outbox.internal.persistence.OutboxDataSource;
 import dev.outbox.internal.persistence.OutboxRows;
 import dev.outbox.internal.persistence.OutboxTransactions;
+import dev.outbox.internal.persistence.TransactionJoin;
+import dev.outbox.internal.persistence.TransactionJoinCheck;
 import dev.outbox.internal.trace.OpenTelemetryTracing;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -33,6 +36,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -48,6 +52,7 @@ class EventRecordingTest {
     private final FakeTransaction transaction = new FakeTransaction();
     private final List<OutboxCommitted> announced = new ArrayList<>();
     private Connection database;
+    private String url;
     private EventRecording recorder;
 
     private static final OutboxEvent PLACED = OutboxEvent.of("Order", "o-1", 1, "OrderPlaced", "{\"a\":1}");
@@ -56,7 +61,7 @@ class EventRecordingTest {
     @BeforeEach
     void wire() throws SQLException {
         database = FreshH2.open();
-        String url = database.getMetaData().getURL();
+        url = database.getMetaData().getURL();
         recorder = new EventRecording();
         recorder.dataSource = new OutboxDataSource() {
             @Override
@@ -72,7 +77,7 @@ class EventRecordingTest {
         recorder.transactions = OutboxTransactions.of(transaction);
         recorder.settings = new OutboxSettings(1000, false, "java:comp/DefaultDataSource", "auto", java.time.Duration.ofDays(30), java.time.Duration.ofSeconds(2), 10,
                 "java:comp/TransactionSynchronizationRegistry", java.util.Set.of(), java.time.Duration.ofMinutes(1),
-                java.util.Map.of());
+                java.util.Map.of(), java.time.Duration.ofSeconds(1), java.time.Duration.ofMinutes(5));
         recorder.protocol = new PublishingProtocol() {
             @Override
             public boolean outboxPublishes(String eventType) {
@@ -108,6 +113,37 @@ class EventRecordingTest {
             }
         }
         return rows;
+    }
+
+    /**
+     * Issue 42 item 3, R1.1: a datasource whose statements commit on their own (Liberty transactional="false",
+     * WildFly jta=false), as the probe sees it, is refused at the write too (on WildFly a deployment whose start-up
+     * refusal came during the server's boot still serves requests): the recorder names the setting, marks the
+     * transaction rollback-only and writes nothing.
+     */
+    @Test
+    void aDataSourceWhoseStatementsCommitAloneIsRefusedNamingTheSettingAndNothingIsWritten() {
+        TransactionJoin.Transactions alone = new TransactionJoin.Transactions() {
+            @Override
+            public void rolledBack(OutboxDataSource.Work<?> work) throws SQLException {
+                try (Connection autoCommit = DriverManager.getConnection(url, "sa", "")) {
+                    work.on(autoCommit); // the rollback never reaches it
+                }
+            }
+
+            @Override
+            public <T> T committed(OutboxDataSource.Work<T> work) throws SQLException {
+                try (Connection autoCommit = DriverManager.getConnection(url, "sa", "")) {
+                    return work.on(autoCommit);
+                }
+            }
+        };
+        TransactionJoinCheck.of(recorder.dataSource, alone, "jdbc/alone");
+        OutboxWriteException e = assertThrows(OutboxWriteException.class, () -> recorder.record(List.of(PLACED)));
+        assertTrue(e.getCause() instanceof NotInTransactionException && e.getCause().getMessage().contains("jdbc/alone")
+                && e.getCause().getMessage().contains("outbox.datasource"), String.valueOf(e.getCause()));
+        assertTrue(transaction.rollbackOnly, "the business change must not commit without its event");
+        assertEquals(List.of(), assertDoesNotThrow(this::rows), "no row that would commit on its own");
     }
 
     @Test
