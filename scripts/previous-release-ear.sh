@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the example EAR of an earlier commit of this repository, for the rolling upgrade test (R8.4):
-#   previous-release-ear.sh <commit> <out.ear> [offline=true|false] [skip=<anything containing true>]
+#   previous-release-ear.sh <commit> <out.ear> [offline=true|false] [skip=<true|false>[,<true|false>...]]
 # The commit's tree is exported with git archive (no worktree, nothing installed into the local Maven repository)
 # and packaged without its tests, by the Maven that runs the build (MVN) with its local repository (MAVEN_REPO).
 # Older trees built the EAR in liberty-config, newer ones in example-ear. Next to the EAR it writes the commit
@@ -14,8 +14,10 @@ skip=${4:-skip=false}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mvn=${MVN:-mvn}
 
-case "$skip" in
-  *true*) echo "previous-release-ear: skipped ($skip)"; exit 0 ;;
+# skip=a,b: skipped only when every run that uses the EAR is skipped (no item is false)
+case ",${skip#skip=}," in
+  *,false,*) ;;
+  *) echo "previous-release-ear: skipped ($skip)"; exit 0 ;;
 esac
 if [ -f "$out" ] && [ -f "$out.schema" ] && [ "$(cat "$out.commit" 2>/dev/null)" = "$ref" ]; then
   echo "previous-release-ear: $out is already the EAR of $ref"
@@ -24,7 +26,7 @@ fi
 if ! git -C "$root" cat-file -e "$ref^{commit}"; then
   echo "previous-release-ear: commit $ref is not readable in $root (a clone without history? git's own message is" \
        "above); the rolling upgrade test needs the previous release's sources: clone with history (not --depth)," \
-       "or leave the PostgreSQL run out with -Dit.skip.postgresql=true" >&2
+       "or leave the PostgreSQL and MariaDB runs out with -Dit.skip.postgresql=true -Dit.skip.mariadb=true" >&2
   exit 1
 fi
 

@@ -29,6 +29,10 @@ final class Clients implements AutoCloseable {
     private final List<String> orders = Collections.synchronizedList(new ArrayList<>());
     private final List<String> refusals = Collections.synchronizedList(new ArrayList<>());
     private final AtomicLong rounds = new AtomicLong();
+    /** The longest a round (place, then pay) took since {@link #measureRounds}, in milliseconds. */
+    private final AtomicLong longestRoundMs = new AtomicLong();
+    /** When the round on its way started ({@link System#nanoTime}), 0 between rounds. */
+    private volatile long roundStarted;
     private final Thread thread;
     private volatile List<ExampleService> targets;
     private volatile String customer;
@@ -59,6 +63,8 @@ final class Clients implements AutoCloseable {
             ExampleService placeOn = now.get((int) (i % now.size()));
             ExampleService payOn = now.get((int) ((i + 1) % now.size()));
             i++;
+            long started = System.nanoTime();
+            roundStarted = started;
             try {
                 Reply placed = placeOn.placeOrder(placedFor, BigDecimal.ONE);
                 if (placed.status() != 201) {
@@ -74,6 +80,8 @@ final class Clients implements AutoCloseable {
             } catch (RuntimeException e) {
                 refusals.add(e.toString());
             }
+            roundStarted = 0;
+            longestRoundMs.accumulateAndGet((System.nanoTime() - started) / 1_000_000, Math::max);
             rounds.incrementAndGet();
             try {
                 Thread.sleep(PACE_MS);
@@ -106,6 +114,18 @@ final class Clients implements AutoCloseable {
 
     void resume() {
         paused = false;
+    }
+
+    /** Forgets the rounds measured so far: {@link #longestRound} reports those after this call. */
+    void measureRounds() {
+        longestRoundMs.set(0);
+    }
+
+    /** The longest round since {@link #measureRounds}, the one on its way included. */
+    Duration longestRound() {
+        long started = roundStarted;
+        long onItsWay = started == 0 ? 0 : (System.nanoTime() - started) / 1_000_000;
+        return Duration.ofMillis(Math.max(longestRoundMs.get(), onItsWay));
     }
 
     void awaitOrders(int count) {

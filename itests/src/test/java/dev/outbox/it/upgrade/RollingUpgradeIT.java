@@ -14,6 +14,11 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,13 +32,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A rolling upgrade across a schema version and its rollback (R8.4), on PostgreSQL: the previous release's EAR
+ * A rolling upgrade across a schema version and its rollback (R8.4), on PostgreSQL and MariaDB: the previous release's EAR
  * (built from the last commit before the newest schema version, {@code it.upgrade.previous}) and this build's run
  * side by side on one database while clients place and pay orders, both publishing; then the upgraded server is
  * rolled back to the previous release. The two crash servers play the fleet; each server's claims carry its own
- * claimer id, so the table says which release published what.
+ * claimer id, so the table says which release published what. While the upgraded server applies its schema script,
+ * a transaction holds outbox_event open for a while (a slow business transaction, a report): the script's ALTER
+ * TABLE waits for it in short, bounded tries (issue 42 item 4), and the server still on the previous release keeps
+ * taking orders in the meantime instead of queueing behind the ALTER.
  */
-@EnabledIfSystemProperty(named = "it.db", matches = "postgresql")
+@EnabledIfSystemProperty(named = "it.db", matches = "postgresql|mariadb")
 class RollingUpgradeIT {
 
     private static final Path PREVIOUS = Path.of(Settings.required("it.upgrade.previous.ear"));
@@ -42,6 +50,11 @@ class RollingUpgradeIT {
     private static final int PREVIOUS_SCHEMA = 10;
     private static final int CURRENT_SCHEMA = 11;
     private static final String RELEASE_FILE = "upgrade.xml";
+    /** How long a transaction holds outbox_event open while the new release's schema change waits. */
+    private static final Duration HOLD = Duration.ofSeconds(10);
+    /** The schema the test's connections use, in information_schema's terms. */
+    private static final String CURRENT_SCHEMA_SQL = "mariadb".equals(System.getProperty("it.db")) ? "DATABASE()"
+            : "current_schema()";
 
     private final ExampleService serviceA = CrashServer.service();
     private final ExampleService serviceB = CrashServer.secondService();
@@ -86,11 +99,30 @@ class RollingUpgradeIT {
             clients.sendTo(tag + "-upgrading", serviceB);
             serverA.stop();
             deploy(serverA, CURRENT, "a-current");
-            serverA.start();
+            Duration longestRound;
+            try (Connection holder = DriverManager.getConnection(CrashServer.jdbcUrl(), "outbox", "outbox")) {
+                holdOutboxEvent(holder);
+                clients.measureRounds();
+                serverA.launch();
+                // A reaches its script: it gives up a bounded wait (OUTBOX-1004), or, unbounded, B's writes queue
+                await(Duration.ofSeconds(120), "server A's schema change meeting the held lock",
+                        () -> ServerLog.messages(serverA.serverDir()).contains("OUTBOX-1004")
+                                || clients.longestRound().compareTo(HOLD.dividedBy(2)) >= 0, Boolean::booleanValue);
+                Thread.sleep(HOLD.toMillis()); // server B's clients keep ordering while the lock is held
+                longestRound = clients.longestRound();
+                holder.rollback();
+            }
+            assertTrue(ServerLog.messages(serverA.serverDir()).contains("OUTBOX-1004"), "server A's schema change"
+                    + " gave up waiting for the held lock and tried again (OUTBOX-1004)");
+            serviceA.awaitAnswering("server A after the held lock", Duration.ofSeconds(120)); // its script applies now
             assertRelease(serverA, CURRENT_SCHEMA);
-            assertEquals(1, db.count("information_schema.columns", "table_schema ="
-                    + " current_schema() AND table_name = 'inbox_waiting' AND column_name = 'previous_version'"),
+            assertEquals(1, db.count("information_schema.columns", "table_schema = " + CURRENT_SCHEMA_SQL
+                    + " AND table_name = 'inbox_waiting' AND column_name = 'previous_version'"),
                     "the new release installed schema V11");
+            assertTrue(longestRound.compareTo(HOLD.dividedBy(2)) < 0, "while a transaction held outbox_event for "
+                    + HOLD.toSeconds() + " s and the new release's schema change waited for it, server B's longest"
+                    + " order (place and pay) took " + longestRound.toMillis() + " ms: its writes queued behind the"
+                    + " ALTER TABLE");
             assertNoRefusals(clients, "while A was upgraded");
 
             // 2. Side by side: orders go to both, each placed on one server and paid on the other, so one
@@ -151,9 +183,19 @@ class RollingUpgradeIT {
                 assertEquals(1, db.countWhere("shipment", "order_id", order), "exactly one shipment for " + order);
             }
             Map<String, Long> byClaimer = db.countBy("outbox_event", "claimed_by", ofThe(tag));
-            System.out.println("rolling upgrade: " + orders.size() + " orders, " + 2 * orders.size()
+            System.out.println("rolling upgrade: B's longest order while the lock was held " + longestRound.toMillis()
+                    + " ms (hold " + HOLD.toSeconds() + " s); " + orders.size() + " orders, " + 2 * orders.size()
                     + " events delivered, by claimer " + byClaimer + "; re-sends absorbed by shipping's inbox "
                     + db.inboxMarks("shipping", "e." + ofThe(tag)).absorbed());
+        }
+    }
+
+    /** A transaction that has read outbox_event and stays open: its lock keeps an ALTER TABLE of it waiting. */
+    private static void holdOutboxEvent(Connection holder) throws SQLException {
+        holder.setAutoCommit(false);
+        try (Statement read = holder.createStatement();
+             ResultSet rs = read.executeQuery("SELECT COUNT(*) FROM outbox_event")) {
+            rs.next();
         }
     }
 

@@ -51,6 +51,7 @@ public final class SchemaChange {
         long waited = 0;
         for (int attempt = 1; ; attempt++) {
             dialect.limitSchemaLockWait(connection, lockWait);
+            long started = System.nanoTime();
             try {
                 script.run(connection);
                 return;
@@ -58,7 +59,7 @@ public final class SchemaChange {
                 if (!Causes.isLockWaitTimeout(e)) {
                     throw e;
                 }
-                waited += lockWait.toMillis();
+                waited += (System.nanoTime() - started) / 1_000_000; // MariaDB waits whole seconds
                 long next = Math.min(LONGEST_PAUSE.toMillis(), lockWait.toMillis() * attempt);
                 if (waited + next > budget.toMillis()) {
                     throw new IllegalStateException("schema script " + script.resource() + " waited " + attempt

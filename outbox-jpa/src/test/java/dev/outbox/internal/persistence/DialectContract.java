@@ -825,6 +825,100 @@ public abstract class DialectContract {
         }
     }
 
+    // --- Schema changes beside running writers (R8.4) -------------------------------------------------------------
+
+    /**
+     * Issue 42 item 4: in a rolling upgrade the new release's schema script meets an open transaction on its table.
+     * Bounded, the ALTER TABLE gives up, and an insert queued behind it goes on while that transaction is still open,
+     * instead of waiting for it to end (PostgreSQL queues later lock requests behind a waiting one; MariaDB's metadata
+     * locks do the same).
+     */
+    @Test
+    void aSchemaChangeBehindAnOpenTransactionGivesUpSoWritesDoNotQueueBehindIt() throws Exception {
+        assumeTrue(!"h2".equals(dialect().name()), "the embedded H2 (one server) waits as it always did");
+        SqlScript latest = withoutTheLatestColumn();
+        try (Connection holder = connect(); Connection schema = connect()) {
+            holdOutboxEvent(holder);
+            dialect().limitSchemaLockWait(schema, Duration.ofMillis(1000));
+            CompletableFuture<SQLException> change = inAnotherThread(() -> {
+                try {
+                    latest.run(schema);
+                    return null;
+                } catch (SQLException e) {
+                    return e;
+                }
+            });
+            Thread.sleep(300); // the ALTER TABLE waits for the holder
+            CompletableFuture<UUID> write = inAnotherThread(() -> pending("queued", 1, "T"));
+            SQLException gaveUp = change.get(30, TimeUnit.SECONDS);
+            assertTrue(gaveUp != null && Causes.isLockWaitTimeout(gaveUp), "the schema change gave up waiting for the"
+                    + " open transaction's lock, with a lock wait timeout: " + gaveUp);
+            assertTrue(write.get(10, TimeUnit.SECONDS) != null, "the insert queued behind the schema change went on");
+            holder.rollback();
+            dialect().unlimitSchemaLockWait(schema);
+            latest.run(schema);
+        }
+    }
+
+    /**
+     * Issue 42 item 4: the start tries the schema change again after each give-up (OUTBOX-1004) and applies it once
+     * the open transaction ends; with the budget spent first, it refuses naming the script and both settings.
+     */
+    @Test
+    void aSchemaChangeTriesAgainUntilTheOpenTransactionEndsAndRefusesOnceItsBudgetIsSpent() throws Exception {
+        assumeTrue(!"h2".equals(dialect().name()), "the embedded H2 (one server) waits as it always did");
+        SqlScript latest = withoutTheLatestColumn();
+        List<Long> pauses = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Connection holder = connect(); Connection schema = connect()) {
+            holdOutboxEvent(holder);
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new SchemaChange(dialect(),
+                    Duration.ofMillis(300), Duration.ofMillis(2500), pauses::add).apply(schema, latest),
+                    "the budget is spent while the transaction stays open");
+            assertTrue(refused.getMessage().contains(latest.resource())
+                    && refused.getMessage().contains("outbox.schema.lock-budget")
+                    && refused.getMessage().contains("outbox.schema.lock-wait-ms"), refused.getMessage());
+            assertFalse(pauses.isEmpty(), "it tried more than once before refusing");
+
+            pauses.clear();
+            CompletableFuture<Void> applied = inAnotherThread(() -> {
+                new SchemaChange(dialect(), Duration.ofMillis(300), Duration.ofSeconds(60), millis -> {
+                    pauses.add(millis);
+                    Thread.sleep(millis);
+                }).apply(schema, latest);
+                return null;
+            });
+            Thread.sleep(2500);
+            assertFalse(applied.isDone(), "the schema change waits while the transaction is open");
+            holder.rollback();
+            applied.get(30, TimeUnit.SECONDS);
+            assertFalse(pauses.isEmpty(), "it gave up at least once and tried again");
+        }
+        try (PreparedStatement probe = connection.prepareStatement(Dialect.LATEST_SCHEMA_PROBE)) {
+            probe.executeQuery().close(); // the latest version is there again
+        }
+    }
+
+    /** The latest schema script, with the column it adds to outbox_event dropped first so that it has work to do. */
+    private SqlScript withoutTheLatestColumn() throws SQLException {
+        List<String> scripts = dialect().schemaScripts();
+        SqlScript latest = SqlScript.load(scripts.get(scripts.size() - 1), getClass().getClassLoader());
+        assertTrue(latest.statements().get(0).contains("ALTER TABLE outbox_event ADD COLUMN IF NOT EXISTS"
+                + " previous_versions"), "V11 begins with outbox_event's new column: " + latest.statements().get(0));
+        try (var drop = connection.createStatement()) {
+            drop.execute("ALTER TABLE outbox_event DROP COLUMN previous_versions");
+        }
+        return latest;
+    }
+
+    /** A transaction that has read outbox_event and stays open: its lock keeps an ALTER TABLE waiting. */
+    private static void holdOutboxEvent(Connection holder) throws SQLException {
+        holder.setAutoCommit(false);
+        try (PreparedStatement read = holder.prepareStatement("SELECT COUNT(*) FROM outbox_event");
+             ResultSet rs = read.executeQuery()) {
+            rs.next();
+        }
+    }
+
     // --- Helpers -------------------------------------------------------------------------------------------------
 
     /** SQL work that may throw, for {@link #inAnotherThread}. */
