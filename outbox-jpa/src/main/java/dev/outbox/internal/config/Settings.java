@@ -44,9 +44,10 @@ public final class Settings {
                     + "behind itself, so in a rolling upgrade the other servers' writes wait at most this long (R8.4). "
                     + "The embedded H2 waits as it always did.");
     public static final Setting SCHEMA_LOCK_BUDGET = Setting.duration("outbox.schema.lock-budget", WRITE_SIDE,
-            "PT5M", "With outbox.schema.create, how long the start keeps trying a schema change that meets an open "
+            "PT2M", "With outbox.schema.create, how long the start keeps trying a schema change that meets an open "
                     + "transaction on its table (OUTBOX-1004 at each try) before it refuses to start, naming the "
-                    + "script; the runbook says how to find the transaction.");
+                    + "script; the runbook says how to find the transaction. Keep it under the server's deployment "
+                    + "timeout (WildFly: 300 s).");
     public static final Setting DATASOURCE = Setting.text("outbox.datasource", WRITE_SIDE,
             "java:comp/DefaultDataSource", "The JNDI name of the datasource the outbox's own SQL runs on. It must be "
                     + "the one your business tables live in (one connection per transaction, R1.2), enlisted in JTA "

@@ -35,13 +35,12 @@ public final class Causes {
     }
 
     /**
-     * A statement that gave up waiting for a lock: PostgreSQL's lock_timeout (55P03), MariaDB's lock_wait_timeout or
-     * innodb_lock_wait_timeout (error 1205), H2's LOCK_TIMEOUT (HYT00).
+     * A statement that gave up waiting for a lock a schema change bounded: PostgreSQL's lock_timeout (55P03),
+     * MariaDB's lock_wait_timeout (error 1205). Not H2's own lock timeout: the embedded H2's waits are not bounded.
      */
     public static boolean isLockWaitTimeout(Throwable failure) {
         for (SQLException s : sqlExceptions(failure)) {
-            if ("55P03".equals(s.getSQLState()) || "HYT00".equals(s.getSQLState())
-                    || s.getErrorCode() == MARIADB_LOCK_WAIT_TIMEOUT) {
+            if ("55P03".equals(s.getSQLState()) || s.getErrorCode() == MARIADB_LOCK_WAIT_TIMEOUT) {
                 return true;
             }
         }

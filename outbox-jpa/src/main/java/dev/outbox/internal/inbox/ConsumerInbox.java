@@ -49,7 +49,7 @@ public class ConsumerInbox {
                                       long releaseBelow) throws Exception {
         requireTransaction();
         Resequencer.Result result;
-        try (Connection connection = database.joined()) { // R1.1: the mark commits with the change or not at all
+        try (Connection connection = database.connect()) { // R1.1: the mark commits with the change or not at all
             result = resequencer(connection).receive(consumer, received, change, releaseBelow);
         } catch (SQLException e) {
             throw new IllegalStateException("inbox of consumer " + consumer + " failed on "
@@ -80,7 +80,7 @@ public class ConsumerInbox {
      */
     public void skipAdvisoryGaps(String consumer, int limit) throws SQLException {
         requireTransaction();
-        try (Connection connection = database.joined()) {
+        try (Connection connection = database.connect()) {
             for (Resequencer.Skip skip : resequencer(connection).skipAdvisoryGaps(consumer, settings.advisoryWait(),
                     limit)) {
                 CoreMessages.ADVISORY_GAP_SKIPPED.log(LOG,
@@ -97,7 +97,7 @@ public class ConsumerInbox {
     public Resequencer.Result releaseReady(String consumer, String aggregateType, String aggregateId,
                                            Resequencer.Change change, long releaseBelow) throws SQLException {
         requireTransaction();
-        try (Connection connection = database.joined()) {
+        try (Connection connection = database.connect()) {
             Resequencer.Result result = resequencer(connection).releaseReady(consumer, aggregateType, aggregateId,
                     change, releaseBelow);
             reportReleased(consumer, result, "");
@@ -107,7 +107,7 @@ public class ConsumerInbox {
 
     /** A waiting event's change failed in its turn: recorded on it (its own transaction), reported as a gap. */
     public void successorFailed(String consumer, Received successor, Throwable failure) throws SQLException {
-        try (Connection connection = database.joined()) {
+        try (Connection connection = database.connect()) {
             new InboxStore(connection, database.dialect()).waitingFailed(consumer, successor.event().eventId(),
                     failure.getClass().getName());
         }

@@ -25,7 +25,7 @@ public class DataSourceCheck {
     OutboxDataSource database;
 
     void verifyAtStart(@Observes Startup startup) {
-        try (Connection connection = database.connect()) {
+        try (Connection connection = database.open()) {
             database.dialect().verifyDataSource(connection, settings.dataSource());
         } catch (SQLException e) {
             throw new IllegalStateException("cannot check the settings of the outbox datasource "

@@ -48,14 +48,16 @@ public final class MariaDbDialect implements Dialect {
     @Override
     public void limitSchemaLockWait(Connection connection, java.time.Duration wait) throws SQLException {
         try (Statement set = connection.createStatement()) {
-            set.execute("SET SESSION lock_wait_timeout = " + Math.max(1, (wait.toMillis() + 999) / 1000));
+            // The session's own value is kept to be given back (a datasource may set one of its own).
+            set.execute("SET @outbox_lock_wait_timeout = @@SESSION.lock_wait_timeout, SESSION lock_wait_timeout = "
+                    + Math.max(1, (wait.toMillis() + 999) / 1000));
         }
     }
 
     @Override
     public void unlimitSchemaLockWait(Connection connection) throws SQLException {
         try (Statement reset = connection.createStatement()) {
-            reset.execute("SET SESSION lock_wait_timeout = DEFAULT");
+            reset.execute("SET SESSION lock_wait_timeout = @outbox_lock_wait_timeout");
         }
     }
 

@@ -2,12 +2,15 @@ package dev.outbox.internal.persistence;
 
 import dev.outbox.internal.config.Settings;
 
+import java.sql.SQLTransientConnectionException;
+
 /**
  * The outbox's datasource is not part of the caller's JTA transaction (R1.1): the outbox's rows would commit on
  * their own, a dual write. Its message says what the start-up probe saw ({@link TransactionJoin}), names the setting
- * and the server options.
+ * and the server options. Transient for the callers that tell a poison event from an outage: a consumer waits and
+ * tries again until the datasource is fixed, instead of parking or dead-lettering the events it receives meanwhile.
  */
-public class NotInTransactionException extends IllegalStateException {
+public class NotInTransactionException extends SQLTransientConnectionException {
 
     public NotInTransactionException(String dataSource, String observed) {
         super("the outbox datasource " + dataSource + " (setting " + Settings.DATASOURCE + ") is not part of the"

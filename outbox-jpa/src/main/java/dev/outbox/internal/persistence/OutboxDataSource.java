@@ -46,7 +46,25 @@ public class OutboxDataSource {
         return database;
     }
 
+    /**
+     * A connection for the outbox's statements, of a datasource the start-up probe saw follow the caller's JTA
+     * transaction ({@link TransactionJoinCheck}, R1.1); without a container ({@link #over}) the connection given.
+     * Inside a transaction it is the business change's own connection.
+     *
+     * @throws NotInTransactionException naming {@code outbox.datasource} when the probe refused the datasource
+     */
     public Connection connect() throws SQLException {
+        if (join != null) {
+            join.require();
+        }
+        return open();
+    }
+
+    /**
+     * A connection of the datasource without the R1.1 check: for the probe itself and for what must run before its
+     * verdict (the schema, the start-up settings check). Tests of pure logic give their own.
+     */
+    protected Connection open() throws SQLException {
         if (only != null) {
             return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
                     new Class<?>[] {Connection.class}, (proxy, method, arguments) -> {
@@ -61,20 +79,6 @@ public class OutboxDataSource {
                     });
         }
         return dataSource().getConnection();
-    }
-
-    /**
-     * A connection for statements that must commit or roll back with the caller's JTA transaction: the recorder's
-     * rows and the inbox's marks (R1.1). Only from a datasource the start-up probe saw follow the transaction
-     * ({@link TransactionJoinCheck}); without a container ({@link #over}) the connection given.
-     *
-     * @throws NotInTransactionException naming {@code outbox.datasource} when the probe refused the datasource
-     */
-    public Connection joined() throws SQLException {
-        if (join != null) {
-            join.require();
-        }
-        return connect();
     }
 
     /**
@@ -127,7 +131,7 @@ public class OutboxDataSource {
     public Dialect dialect() {
         Dialect known = dialect;
         if (known == null) {
-            try (Connection connection = connect()) {
+            try (Connection connection = open()) { // no R1.1 check: the probe needs the dialect
                 known = Dialect.of(settings.dialect(), connection.getMetaData().getDatabaseProductName());
             } catch (SQLException e) {
                 throw new IllegalStateException("cannot reach the outbox datasource " + settings.dataSource(), e);

@@ -42,48 +42,74 @@ public final class SchemaChange {
     }
 
     /**
-     * Runs the script on the connection (auto-commit, outside any transaction), trying again while a lock wait ends
-     * it; any other failure ends it at once.
+     * Runs the script on the connection (auto-commit, outside any transaction), going on from the statement a lock
+     * wait ended (on PostgreSQL a statement already run would take its table lock again); any other failure ends it
+     * at once.
      *
      * @throws IllegalStateException naming the script and both settings once the budget is spent
      */
     public void apply(Connection connection, SqlScript script) throws SQLException {
-        long waited = 0;
+        long started = System.nanoTime();
+        int next = 0;
         for (int attempt = 1; ; attempt++) {
+            long tried = System.nanoTime();
+            SQLException failure = null;
             dialect.limitSchemaLockWait(connection, lockWait);
-            long started = System.nanoTime();
             try {
-                script.run(connection);
-                return;
+                next = script.runFrom(connection, next);
+            } catch (SqlScript.Failed e) {
+                failure = e;
+                next = e.statement();
             } catch (SQLException e) {
-                if (!Causes.isLockWaitTimeout(e)) {
-                    throw e;
-                }
-                waited += (System.nanoTime() - started) / 1_000_000; // MariaDB waits whole seconds
-                long next = Math.min(LONGEST_PAUSE.toMillis(), lockWait.toMillis() * attempt);
-                if (waited + next > budget.toMillis()) {
-                    throw new IllegalStateException("schema script " + script.resource() + " waited " + attempt
-                            + " times " + lockWait.toMillis() + " ms for a table lock an open transaction holds and"
-                            + " gave up after " + budget + " (" + Settings.SCHEMA_LOCK_BUDGET + "; each wait "
-                            + Settings.SCHEMA_LOCK_WAIT + "): find the transaction that keeps an outbox table open"
-                            + " (runbook: a schema change that waits for a lock), end it, and start again", e);
-                }
-                int tries = attempt;
-                CoreMessages.SCHEMA_LOCK_BUSY.log(LOG, () -> "outbox schema script " + script.resource()
-                        + " gave up waiting " + lockWait.toMillis() + " ms for a table lock another transaction holds"
-                        + " (try " + tries + "), so writes on the table do not queue behind it; trying again in "
-                        + next + " ms");
-                waited += next;
-                try {
-                    pause.sleep(next);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while schema script " + script.resource()
-                            + " waited for a table lock", e);
-                }
+                failure = e;
             } finally {
-                dialect.unlimitSchemaLockWait(connection);
+                failure = reset(connection, failure);
             }
+            if (failure == null) {
+                return;
+            }
+            if (!Causes.isLockWaitTimeout(failure)) {
+                throw failure;
+            }
+            long waited = (System.nanoTime() - tried) / 1_000_000; // MariaDB waits whole seconds
+            long spent = (System.nanoTime() - started) / 1_000_000;
+            long pauseMs = Math.min(LONGEST_PAUSE.toMillis(), lockWait.toMillis() * attempt);
+            if (spent + pauseMs + waited > budget.toMillis()) { // the next try would end past the budget
+                throw new IllegalStateException("schema script " + script.resource() + " gave up waiting for a table"
+                        + " lock an open transaction holds " + attempt + " times in " + spent + " ms ("
+                        + Settings.SCHEMA_LOCK_BUDGET + "=" + budget + ", each wait " + Settings.SCHEMA_LOCK_WAIT
+                        + "): find the transaction that keeps an outbox table open (runbook: upgrade and rollback"
+                        + " across a schema version), end it, and start again", failure);
+            }
+            int tries = attempt;
+            CoreMessages.SCHEMA_LOCK_BUSY.log(LOG, () -> "outbox schema script " + script.resource()
+                    + " gave up after waiting " + waited + " ms for a table lock another transaction holds (try "
+                    + tries + "), so writes on the table do not queue behind it; trying again in " + pauseMs + " ms");
+            try {
+                pause.sleep(pauseMs);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while schema script " + script.resource()
+                        + " waited for a table lock", failure);
+            }
+        }
+    }
+
+    /**
+     * Gives the connection its usual lock wait back: a pooled connection must not keep a short one for the business
+     * statements it serves next. A failed reset is added to the script's failure, or fails the change on its own.
+     */
+    private SQLException reset(Connection connection, SQLException failure) {
+        try {
+            dialect.unlimitSchemaLockWait(connection);
+            return failure;
+        } catch (SQLException resetFailed) {
+            if (failure != null) {
+                failure.addSuppressed(resetFailed);
+                return failure;
+            }
+            return new SQLException("cannot reset the lock wait of the connection that applied a schema script",
+                    resetFailed);
         }
     }
 }

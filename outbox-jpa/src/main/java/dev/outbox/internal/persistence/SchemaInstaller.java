@@ -64,7 +64,7 @@ public class SchemaInstaller {
                     () -> "outbox schema is up to date: " + lastOf(scripts) + " applied");
             return;
         }
-        try (Connection connection = database.connect()) {
+        try (Connection connection = database.open()) {
             // Every script is idempotent (IF NOT EXISTS): one that half ran before is completed.
             for (String script : missing) {
                 new SchemaChange(database.dialect(), settings.schemaLockWait(), settings.schemaLockBudget(),
@@ -108,7 +108,7 @@ public class SchemaInstaller {
      * answering: the scripts (or the refusal) then report it.
      */
     private SQLException probe(String query) {
-        try (Connection connection = database.connect();
+        try (Connection connection = database.open();
              java.sql.PreparedStatement probe = connection.prepareStatement(query)) {
             probe.executeQuery().close();
             return null;

@@ -70,14 +70,40 @@ public final class SqlScript {
 
     /** Runs every statement on the connection, each in its own auto-commit unit. */
     public void run(Connection connection) throws SQLException {
+        runFrom(connection, 0);
+    }
+
+    /**
+     * Runs the statements from index {@code from} on; returns the number of statements now run. A failure names the
+     * statement, and {@link Failed#statement} says which one, so a retry can go on from there.
+     */
+    public int runFrom(Connection connection, int from) throws SQLException {
         try (Statement statement = connection.createStatement()) {
-            for (String sql : statements) {
+            for (int i = from; i < statements.size(); i++) {
+                String sql = statements.get(i);
                 try {
                     statement.execute(sql);
                 } catch (SQLException e) {
-                    throw new SQLException("schema script " + resource + " failed at: " + firstLine(sql), e);
+                    throw new Failed(resource, i, firstLine(sql), e);
                 }
             }
+        }
+        return statements.size();
+    }
+
+    /** A statement of a script failed; earlier ones ran. */
+    public static final class Failed extends SQLException {
+
+        private final int statement;
+
+        Failed(String resource, int statement, String firstLine, SQLException cause) {
+            super("schema script " + resource + " failed at: " + firstLine, cause);
+            this.statement = statement;
+        }
+
+        /** The index of the statement that failed. */
+        public int statement() {
+            return statement;
         }
     }
 

@@ -54,10 +54,14 @@ public final class TransactionJoin {
         }
     }
 
-    /** The inbox's own insert of a mark, the statement a consumer's transaction runs. */
+    /**
+     * The inbox's own insert of a mark, the statement a consumer's transaction runs. Kept an hour, so that cleanup on
+     * another server never takes it between the probe's transactions (which would read as a wrong verdict), and a
+     * mark a crash left behind still goes.
+     */
     private static boolean mark(Dialect dialect, Connection connection, UUID id) throws SQLException {
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-        return dialect.markProcessed(connection, PROBE_CONSUMER, id, null, null, null, now, now);
+        return dialect.markProcessed(connection, PROBE_CONSUMER, id, null, null, null, now, now.plusHours(1));
     }
 
     /** Deletes the probe's mark; true when it was there. */

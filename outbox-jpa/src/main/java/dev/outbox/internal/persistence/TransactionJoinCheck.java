@@ -26,15 +26,17 @@ public class TransactionJoinCheck {
     OutboxDataSource database;
 
     @Inject
-    SchemaInstaller schema;
+    TransactionJoinProbe server;
 
-    @Inject
-    TransactionJoin.Transactions transactions; // the server's: TransactionJoinProbe
+    /** The server's ({@link #server}) or, in tests of pure logic, the ones given. */
+    private TransactionJoin.Transactions transactions;
 
     /** Set only by {@link #of}: the datasource's name without settings. */
     private String given;
     private volatile boolean joined;
     private volatile NotInTransactionException refusal;
+    /** Set while the probe runs, under the lock: a statement of its own that asked for the verdict would recurse. */
+    private boolean probing;
 
     /**
      * For tests of pure logic: the probe over the transactions given, on a datasource of that name, asked by the
@@ -51,11 +53,15 @@ public class TransactionJoinCheck {
     }
 
     void verifyAtStart(@Observes Startup startup) {
-        require();
+        try {
+            require();
+        } catch (NotInTransactionException e) {
+            throw new IllegalStateException(e.getMessage(), e); // the start fails with the refusal's words
+        }
     }
 
     /** @throws NotInTransactionException naming {@code outbox.datasource} when the probe refused the datasource */
-    public void require() {
+    public void require() throws NotInTransactionException {
         if (joined) {
             return;
         }
@@ -69,6 +75,10 @@ public class TransactionJoinCheck {
         if (joined || refusal != null) {
             return refusal;
         }
+        if (probing) { // the probe's own statements must use OutboxDataSource.open(), never connect()
+            throw new IllegalStateException("the R1.1 probe of the outbox datasource asked for its own verdict");
+        }
+        probing = true;
         try {
             probe();
             joined = true;
@@ -79,14 +89,18 @@ public class TransactionJoinCheck {
         } catch (SQLException e) { // not a verdict: the next write tries again
             throw new IllegalStateException("cannot check that the outbox datasource " + name()
                     + " (setting " + Settings.DATASOURCE + ") is part of the caller's JTA transactions", e);
+        } finally {
+            probing = false;
         }
     }
 
     private void probe() throws SQLException {
-        if (schema != null) {
-            schema.ensureInstalled(); // the probe writes an inbox mark
+        if (server != null) {
+            // The probe writes an inbox mark; a first write may ask from inside the caller's transaction, where no
+            // DDL belongs, so the schema is installed outside any.
+            server.installSchema();
         }
-        TransactionJoin.verify(database.dialect(), transactions, name());
+        TransactionJoin.verify(database.dialect(), transactions != null ? transactions : server, name());
     }
 
     private String name() {

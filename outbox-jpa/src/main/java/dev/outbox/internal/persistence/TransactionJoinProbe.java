@@ -21,10 +21,19 @@ public class TransactionJoinProbe implements TransactionJoin.Transactions {
     @Inject
     OutboxTransactions transactions;
 
+    @Inject
+    SchemaInstaller schema;
+
+    /** The schema the probe writes in, installed outside any transaction (DDL never joins a caller's). */
+    @Transactional(TxType.NOT_SUPPORTED)
+    public void installSchema() {
+        schema.ensureInstalled();
+    }
+
     @Override
     @Transactional(value = TxType.REQUIRES_NEW, rollbackOn = SQLException.class)
     public void rolledBack(OutboxDataSource.Work<?> work) throws SQLException {
-        try (Connection connection = database.connect()) {
+        try (Connection connection = database.open()) {
             work.on(connection);
         }
         transactions.registry().setRollbackOnly();
@@ -33,7 +42,7 @@ public class TransactionJoinProbe implements TransactionJoin.Transactions {
     @Override
     @Transactional(value = TxType.REQUIRES_NEW, rollbackOn = SQLException.class)
     public <T> T committed(OutboxDataSource.Work<T> work) throws SQLException {
-        try (Connection connection = database.connect()) {
+        try (Connection connection = database.open()) {
             return work.on(connection);
         }
     }

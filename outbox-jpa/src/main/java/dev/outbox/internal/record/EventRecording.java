@@ -134,7 +134,7 @@ public class EventRecording implements OutboxRecorder {
         }
         // Executed now, not at commit: a violated key must fail the command, not a commit that already ran the
         // business change's side effects (R3.1). Closing the handle leaves the connection to the transaction.
-        try (Connection connection = dataSource.joined()) { // R1.1: never rows that would commit alone
+        try (Connection connection = dataSource.connect()) { // R1.1: never rows that would commit alone
             dataSource.dialect().record(connection, rows);
         } catch (SQLException | RuntimeException e) {
             transactions.registry().setRollbackOnly();

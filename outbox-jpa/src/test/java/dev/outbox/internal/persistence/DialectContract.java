@@ -29,6 +29,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -839,21 +840,30 @@ public abstract class DialectContract {
         SqlScript latest = withoutTheLatestColumn();
         try (Connection holder = connect(); Connection schema = connect()) {
             holdOutboxEvent(holder);
-            dialect().limitSchemaLockWait(schema, Duration.ofMillis(1000));
+            dialect().limitSchemaLockWait(schema, Duration.ofMillis(2000));
+            long[] gaveUpAt = new long[1];
             CompletableFuture<SQLException> change = inAnotherThread(() -> {
                 try {
                     latest.run(schema);
                     return null;
                 } catch (SQLException e) {
+                    gaveUpAt[0] = System.nanoTime();
                     return e;
                 }
             });
-            Thread.sleep(300); // the ALTER TABLE waits for the holder
-            CompletableFuture<UUID> write = inAnotherThread(() -> pending("queued", 1, "T"));
+            Thread.sleep(500); // the ALTER TABLE waits for the holder
+            CompletableFuture<Long> write = inAnotherThread(() -> {
+                pending("queued", 1, "T");
+                return System.nanoTime();
+            });
             SQLException gaveUp = change.get(30, TimeUnit.SECONDS);
             assertTrue(gaveUp != null && Causes.isLockWaitTimeout(gaveUp), "the schema change gave up waiting for the"
                     + " open transaction's lock, with a lock wait timeout: " + gaveUp);
-            assertTrue(write.get(10, TimeUnit.SECONDS) != null, "the insert queued behind the schema change went on");
+            long written = write.get(10, TimeUnit.SECONDS); // still with the transaction open
+            assertTrue(written >= gaveUpAt[0] - TimeUnit.MILLISECONDS.toNanos(100), "the insert went on only once the"
+                    + " schema change gave up: it had queued behind the ALTER TABLE, which this case is about (an"
+                    + " insert that ran first proves nothing); it ended " + (gaveUpAt[0] - written) / 1_000_000
+                    + " ms before");
             holder.rollback();
             dialect().unlimitSchemaLockWait(schema);
             latest.run(schema);
@@ -871,12 +881,18 @@ public abstract class DialectContract {
         List<Long> pauses = new java.util.concurrent.CopyOnWriteArrayList<>();
         try (Connection holder = connect(); Connection schema = connect()) {
             holdOutboxEvent(holder);
-            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> new SchemaChange(dialect(),
-                    Duration.ofMillis(300), Duration.ofMillis(2500), pauses::add).apply(schema, latest),
+            CompletableFuture<Void> spent = inAnotherThread(() -> {
+                new SchemaChange(dialect(), Duration.ofMillis(300), Duration.ofMillis(2500), pauses::add)
+                        .apply(schema, latest);
+                return null;
+            });
+            // An unbounded wait would time out here instead of ending in the refusal.
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> spent.get(30, TimeUnit.SECONDS),
                     "the budget is spent while the transaction stays open");
-            assertTrue(refused.getMessage().contains(latest.resource())
+            Throwable refused = failed.getCause();
+            assertTrue(refused instanceof IllegalStateException && refused.getMessage().contains(latest.resource())
                     && refused.getMessage().contains("outbox.schema.lock-budget")
-                    && refused.getMessage().contains("outbox.schema.lock-wait-ms"), refused.getMessage());
+                    && refused.getMessage().contains("outbox.schema.lock-wait-ms"), String.valueOf(refused));
             assertFalse(pauses.isEmpty(), "it tried more than once before refusing");
 
             pauses.clear();
@@ -890,7 +906,12 @@ public abstract class DialectContract {
             Thread.sleep(2500);
             assertFalse(applied.isDone(), "the schema change waits while the transaction is open");
             holder.rollback();
-            applied.get(30, TimeUnit.SECONDS);
+            try {
+                applied.get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                throw new AssertionError("the schema change failed instead of applying once the transaction ended",
+                        e.getCause());
+            }
             assertFalse(pauses.isEmpty(), "it gave up at least once and tried again");
         }
         try (PreparedStatement probe = connection.prepareStatement(Dialect.LATEST_SCHEMA_PROBE)) {

@@ -65,7 +65,7 @@ class EventRecordingTest {
         recorder = new EventRecording();
         recorder.dataSource = new OutboxDataSource() {
             @Override
-            public Connection connect() throws SQLException {
+            protected Connection open() throws SQLException {
                 return DriverManager.getConnection(url, "sa", "");
             }
 
