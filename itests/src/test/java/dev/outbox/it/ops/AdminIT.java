@@ -250,6 +250,35 @@ class AdminIT {
         assertFalse(ServerLog.everything().contains(secret), "the repair never logged the payload (R6.3)");
     }
 
+    /**
+     * Issue 42 item 2 (R6.6): an event one broker took and another refused keeps its body. This server publishes to
+     * JMS alone, so the row is given what the confirm writes when a route's Kafka took the event its JMS refused as
+     * too large (accepted_by, ConfirmTest and the dialect contract prove the writing); the operator's repair is then
+     * refused (409) naming the broker and the way out, the body stays, and a resume unchanged is allowed.
+     */
+    @Test
+    void aParkedEventABrokerAlreadyTookIsNeverRepairedOnlyResumedUnchanged() {
+        Reply big = service.placeOrderRaw("{\"customerId\":\"taken-" + UUID.randomUUID() + "\",\"amount\":4,"
+                + "\"note\":\"" + "n".repeat(3000) + "\"}", null);
+        assertEquals(201, big.status(), big.toString());
+        StoredEvent parked = await(SOON, "OrderPlaced parked", () -> db.eventsOf(big.orderId()).get(0),
+                e -> e.state().equals("PARKED"));
+        String id = parked.eventId().toString();
+        db.execute("UPDATE outbox_event SET accepted_by = ',kafka,' WHERE event_id = ?", parked.eventId());
+
+        assertEquals(List.of("kafka"), as(OPERATOR, "GET", "events/" + id, null).body().getJsonArray("acceptedBy")
+                .getValuesAs(jakarta.json.JsonString::getString), "the event says which broker took it");
+        Reply refused = as(OPERATOR, "PUT", "parked/" + id, Json.createObjectBuilder()
+                .add("payload", Json.createObjectBuilder().add("orderId", big.orderId()).add("note", "short"))
+                .add("schemaVersion", 1).add("reason", "shorten for JMS").build());
+        assertEquals(409, refused.status(), "a body Kafka's consumers may have applied is never rewritten: " + refused);
+        assertTrue(refused.error().contains("kafka") && refused.error().contains("compensating"),
+                "names the broker and the way out: " + refused);
+        assertEquals(parked.payload(), db.eventsOf(big.orderId()).get(0).payload(), "the body stays");
+        assertEquals(200, as(OPERATOR, "POST", "parked/" + id + "/resume", Json.createObjectBuilder()
+                .add("reason", "re-send unchanged").build()).status(), "a resume unchanged is allowed");
+    }
+
     @Test
     void aReplayIsADryRunUnlessToldOtherwiseAndKeepsTheEventId() throws InterruptedException {
         String order = placeAndPay("replay-" + UUID.randomUUID());

@@ -47,8 +47,8 @@ class RollingUpgradeIT {
     private static final Path PREVIOUS = Path.of(Settings.required("it.upgrade.previous.ear"));
     private static final Path CURRENT = Path.of(Settings.required("it.ear"));
     /** The previous release's newest schema version, and this build's. */
-    private static final int PREVIOUS_SCHEMA = 10;
-    private static final int CURRENT_SCHEMA = 11;
+    private static final int PREVIOUS_SCHEMA = 11;
+    private static final int CURRENT_SCHEMA = 12;
     private static final String RELEASE_FILE = "upgrade.xml";
     /** How long a transaction holds outbox_event open while the new release's schema change waits. */
     private static final Duration HOLD = Duration.ofSeconds(10);
@@ -79,11 +79,9 @@ class RollingUpgradeIT {
         int previousSchema = Integer.parseInt(Files.readString(Path.of(PREVIOUS + ".schema")).strip());
         assertEquals(PREVIOUS_SCHEMA, previousSchema, "it.upgrade.previous moved to a release of schema V"
                 + previousSchema + ": set PREVIOUS_SCHEMA and drop the tables of the later versions below");
-        // 0. The fleet before the upgrade: both servers on the previous release, the database at its schema (V11
-        //    adds only these three columns). A starts first, so two servers never create one schema at once.
-        db.execute("ALTER TABLE IF EXISTS inbox_waiting DROP COLUMN IF EXISTS previous_version");
-        db.execute("ALTER TABLE IF EXISTS processed_event DROP COLUMN IF EXISTS previous_version");
-        db.execute("ALTER TABLE IF EXISTS outbox_event DROP COLUMN IF EXISTS previous_versions");
+        // 0. The fleet before the upgrade: both servers on the previous release, the database at its schema (V12
+        //    adds only this column). A starts first, so two servers never create one schema at once.
+        db.execute("ALTER TABLE IF EXISTS outbox_event DROP COLUMN IF EXISTS accepted_by");
         deploy(serverA, PREVIOUS, "a-previous");
         deploy(serverB, PREVIOUS, "b-previous");
         serverA.start();
@@ -114,8 +112,8 @@ class RollingUpgradeIT {
             serviceA.awaitAnswering("server A after the held lock", Duration.ofSeconds(120)); // its script applies now
             assertRelease(serverA, CURRENT_SCHEMA);
             assertEquals(1, db.count("information_schema.columns", "table_schema = " + CURRENT_SCHEMA_SQL
-                    + " AND table_name = 'inbox_waiting' AND column_name = 'previous_version'"),
-                    "the new release installed schema V11");
+                    + " AND table_name = 'outbox_event' AND column_name = 'accepted_by'"),
+                    "the new release installed schema V12");
             assertTrue(longestRound.compareTo(HOLD.dividedBy(2)) < 0, "while a transaction held outbox_event for "
                     + HOLD.toSeconds() + " s and the new release's schema change waited for it, server B's longest"
                     + " order (place and pay) took " + longestRound.toMillis() + " ms: its writes queued behind the"

@@ -41,6 +41,11 @@ final class AdminJson {
         optional(json, "parkedAt", event.parkedAt());
         optional(json, "deliveredAt", event.deliveredAt());
         optional(json, "brokerMessageId", event.brokerMessageId());
+        if (!event.acceptedBy().isEmpty()) { // R6.6: its body can no longer be repaired
+            JsonArrayBuilder accepted = Json.createArrayBuilder();
+            event.acceptedBy().forEach(accepted::add);
+            json.add("acceptedBy", accepted);
+        }
         optional(json, "payloadRef", event.payloadRef());
         optional(json, "payload", event.payload());
         return json.build();

@@ -187,10 +187,11 @@ public class Publisher {
     }
 
     /** R6.7: one span per batch send, linked to the spans that recorded its events. */
-    private List<SendResult> traced(List<OutboundEvent> batch, SendDeadline deadline) {
+    private List<Routes.Routed> traced(List<OutboundEvent> batch, SendDeadline deadline) {
         try (Tracing.Step span = tracing.sending(batch)) {
-            List<SendResult> results = routes.send(batch, deadline);
-            long delivered = results.stream().filter(SendResult.Delivered.class::isInstance).count();
+            List<Routes.Routed> results = routes.send(batch, deadline);
+            long delivered = results.stream().map(Routes.Routed::result).filter(SendResult.Delivered.class::isInstance)
+                    .count();
             span.outcome("delivered " + delivered + " of " + batch.size());
             return results;
         }
@@ -200,20 +201,22 @@ public class Publisher {
      * Sends the batch, except its shadow events (R8.3): the application's old path sends those, so each gets a
      * report of what would have been sent and counts as delivered by that path. Results in the batch's order.
      */
-    private List<SendResult> sendOrShadow(List<OutboundEvent> claimed, SendDeadline deadline) {
+    private List<Routes.Routed> sendOrShadow(List<OutboundEvent> claimed, SendDeadline deadline) {
         List<OutboundEvent> real = claimed.stream().filter(e -> !e.shadow()).toList();
         if (real.size() == claimed.size()) {
             return traced(claimed, deadline);
         }
-        Iterator<SendResult> sent = (real.isEmpty() ? List.<SendResult>of() : traced(real, deadline)).iterator();
-        List<SendResult> results = new ArrayList<>(claimed.size());
+        Iterator<Routes.Routed> sent = (real.isEmpty() ? List.<Routes.Routed>of() : traced(real, deadline))
+                .iterator();
+        List<Routes.Routed> results = new ArrayList<>(claimed.size());
         for (OutboundEvent event : claimed) {
             if (event.shadow()) {
                 List<String> destinations = destinationsOf(event.event());
                 PublisherMessages.SHADOW_SEND.log(LOG,
                         () -> "shadow: would send " + event.describe() + " to " + destinations
                         + "; the old path sends it (outbox.publisher.mode)");
-                results.add(new SendResult.Delivered("shadow:" + String.join("+", destinations), null, null));
+                results.add(new Routes.Routed(new SendResult.Delivered("shadow:" + String.join("+", destinations),
+                        null, null), java.util.Set.of()));
             } else {
                 results.add(sent.next()); // Routes.send answers every event it was given, in order
             }
@@ -264,16 +267,16 @@ public class Publisher {
                 }
                 Failpoint.AFTER_CLAIM_BEFORE_SEND.reach();
                 // R4.2: the claim has committed; nothing is locked while the broker works.
-                List<SendResult> results = profile.send(() -> sendOrShadow(claimed, deadline));
+                List<Routes.Routed> results = profile.send(() -> sendOrShadow(claimed, deadline));
                 Failpoint.AFTER_SEND_BEFORE_CONFIRM.reach();
                 List<Outcome> outcomes = new ArrayList<>(claimed.size());
                 Map<BatchSent.Sent, Long> sent = new HashMap<>();
                 for (int i = 0; i < claimed.size(); i++) {
                     OutboundEvent event = claimed.get(i);
-                    outcomes.add(new Outcome(event, results.get(i)));
+                    outcomes.add(new Outcome(event, results.get(i).result(), results.get(i).acceptedBy()));
                     String eventType = event.event().eventType();
                     sent.merge(BatchSent.Sent.of(eventType, event.shadow() ? "shadow" : routes.namesOf(eventType),
-                            results.get(i)), 1L, Long::sum);
+                            results.get(i).result()), 1L, Long::sum);
                 }
                 batchSent.fire(new BatchSent(sent));
                 profile.confirm(() -> confirms.record(settings.claimerId(), outcomes, settings));

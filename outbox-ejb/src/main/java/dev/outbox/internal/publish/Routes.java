@@ -11,10 +11,13 @@ import dev.outbox.spi.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -114,16 +117,30 @@ final class Routes {
     }
 
     /**
+     * One event's result over its route, and the transports that accepted it (or may have: an unknown outcome),
+     * whatever the route's result: where that is not a delivery, the confirm records them (R6.6).
+     */
+    record Routed(SendResult result, Set<String> acceptedBy) {
+    }
+
+    /**
      * Sends a claimed batch along the routes: each transport gets its events in claim order (so per-aggregate
      * order holds on every broker), and answers one result per event, in the batch's order. Every transport
      * gets the same {@code deadline}: the lease covers the whole route.
      */
-    List<SendResult> send(List<OutboundEvent> batch, SendDeadline deadline) {
+    List<Routed> send(List<OutboundEvent> batch, SendDeadline deadline) {
+        Map<OutboundEvent, Set<String>> accepted = new IdentityHashMap<>();
         // R4.6: a strict aggregate's run goes in waves and stops at its first failure, on every route.
-        return StrictRuns.send(batch, wave -> sendWave(wave, deadline));
+        List<SendResult> results = StrictRuns.send(batch, wave -> sendWave(wave, deadline, accepted));
+        List<Routed> routed = new ArrayList<>(results.size());
+        for (int i = 0; i < results.size(); i++) {
+            routed.add(new Routed(results.get(i), accepted.getOrDefault(batch.get(i), Set.of())));
+        }
+        return routed;
     }
 
-    private List<SendResult> sendWave(List<OutboundEvent> batch, SendDeadline deadline) {
+    private List<SendResult> sendWave(List<OutboundEvent> batch, SendDeadline deadline,
+                                      Map<OutboundEvent, Set<String>> accepted) {
         Map<Transport, List<Integer>> positions = new LinkedHashMap<>();
         for (int i = 0; i < batch.size(); i++) {
             for (Transport transport : of(batch.get(i).event().eventType())) {
@@ -144,8 +161,13 @@ final class Routes {
         positions.forEach((transport, indexes) -> {
             List<SendResult> results = transport.send(indexes.stream().map(batch::get).toList(), deadline);
             for (int k = 0; k < indexes.size(); k++) {
-                perEvent.get(indexes.get(k)).add(k < results.size() ? results.get(k)
-                        : new SendResult.UnknownOutcome("TransportReturnedTooFewResults"));
+                SendResult result = k < results.size() ? results.get(k)
+                        : new SendResult.UnknownOutcome("TransportReturnedTooFewResults");
+                perEvent.get(indexes.get(k)).add(result);
+                if (result instanceof SendResult.Delivered || result instanceof SendResult.UnknownOutcome) {
+                    accepted.computeIfAbsent(batch.get(indexes.get(k)), event -> new TreeSet<>())
+                            .add(transport.name());
+                }
             }
         });
         return perEvent.stream().map(Routes::combine).toList();

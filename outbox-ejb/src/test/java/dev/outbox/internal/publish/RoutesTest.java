@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -67,7 +68,7 @@ class RoutesTest {
                 "outbox.publisher.transport.OrderPaid", "kafka"), jms, kafka);
 
         List<SendResult> results = routes.send(List.of(event("a", "OrderPlaced"), event("a", "OrderPaid"),
-                event("b", "OrderPlaced")), SendDeadline.never());
+                event("b", "OrderPlaced")), SendDeadline.never()).stream().map(Routes.Routed::result).toList();
 
         assertEquals(List.of("a:OrderPlaced", "b:OrderPlaced"), jms.sent, "JMS gets the default types, in claim order");
         assertEquals(List.of("a:OrderPaid"), kafka.sent, "Kafka gets only OrderPaid");
@@ -81,13 +82,38 @@ class RoutesTest {
         Recording kafka = new Recording("kafka", Map.of("OrderPaid", new SendResult.TransientFailure("TimeoutException")));
         Routes routes = routes(Map.of("outbox.publisher.transport", "jms, kafka"), jms, kafka);
 
-        List<SendResult> results = routes.send(List.of(event("a", "OrderPlaced"), event("a", "OrderPaid")), SendDeadline.never());
+        List<Routes.Routed> routed = routes.send(List.of(event("a", "OrderPlaced"), event("a", "OrderPaid")),
+                SendDeadline.never());
+        List<SendResult> results = routed.stream().map(Routes.Routed::result).toList();
 
         SendResult.Delivered both = assertInstanceOf(SendResult.Delivered.class, results.get(0));
         assertEquals("jms-id kafka-id", both.brokerMessageId(), "both broker ids are kept");
         assertEquals(7L, both.offset(), "the Kafka offset is recorded");
         assertInstanceOf(SendResult.TransientFailure.class, results.get(1),
                 "a Kafka failure keeps the event pending although JMS took it: the retry goes to both");
+        assertEquals(Set.of("jms"), routed.get(1).acceptedBy(), "JMS took the event Kafka did not: the confirm"
+                + " records it, so its body is never repaired (issue 42 item 2)");
+    }
+
+    /**
+     * Issue 42 item 2 (R6.6): Kafka took the event, JMS refused it as too large; the event parks, and the route says
+     * which broker holds it, so a repair of its body (which JMS's consumers would apply and Kafka's would absorb as a
+     * duplicate of the old one) is refused. An unknown outcome counts as taken.
+     */
+    @Test
+    void theTransportsThatTookAnEventTheRouteDidNotDeliverAreNamed() {
+        Recording jms = new Recording("jms", Map.of("OrderPlaced", new SendResult.PermanentFailure("MessageTooLarge"),
+                "OrderPaid", new SendResult.UnknownOutcome("TimeoutException")));
+        Recording kafka = new Recording("kafka", Map.of("OrderPaid", new SendResult.PermanentFailure("RecordTooLarge")));
+        Routes routes = routes(Map.of("outbox.publisher.transport", "jms,kafka"), jms, kafka); // two aggregates
+
+        List<Routes.Routed> routed = routes.send(List.of(event("a", "OrderPlaced"), event("b", "OrderPaid")),
+                SendDeadline.never());
+
+        assertInstanceOf(SendResult.PermanentFailure.class, routed.get(0).result(), "it parks");
+        assertEquals(Set.of("kafka"), routed.get(0).acceptedBy(), "Kafka took it");
+        assertInstanceOf(SendResult.PermanentFailure.class, routed.get(1).result());
+        assertEquals(Set.of("jms"), routed.get(1).acceptedBy(), "JMS may have taken it (the send timed out)");
     }
 
     @Test

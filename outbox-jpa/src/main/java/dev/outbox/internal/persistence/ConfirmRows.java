@@ -30,6 +30,10 @@ public final class ConfirmRows {
     public record Retry(Claimed claim, OffsetDateTime dueAt, String errorClass) {
     }
 
+    /** R6.6: a transport accepted (or may have accepted) an event the attempt did not deliver everywhere. */
+    public record Accepted(UUID eventId, String transport) {
+    }
+
     private ConfirmRows() {
     }
 
@@ -48,6 +52,27 @@ public final class ConfirmRows {
             statement.setString(2, retry.errorClass());
             return 3;
         });
+    }
+
+    /**
+     * Adds each transport to its event's {@code accepted_by} set, once, whoever holds the lease now: a broker that
+     * took the event took it (R6.6: a repair of its body is refused from then on).
+     */
+    public static void accepted(Connection connection, List<Accepted> accepted) throws SQLException {
+        if (accepted.isEmpty()) {
+            return;
+        }
+        // In event id order: two confirms of one row (a lost lease and its takeover) lock rows in the same order.
+        List<Accepted> ordered = accepted.stream().sorted(java.util.Comparator.comparing(Accepted::eventId)).toList();
+        try (PreparedStatement statement = connection.prepareStatement(OutboxRows.ACCEPTED_BY)) {
+            for (Accepted one : ordered) {
+                statement.setString(1, one.transport());
+                statement.setObject(2, one.eventId());
+                statement.setString(3, one.transport());
+                statement.addBatch();
+            }
+            statement.executeBatch();
+        }
     }
 
     /** Never handed to a broker: the claim's attempt is given back and the row is due again at {@code now}. */

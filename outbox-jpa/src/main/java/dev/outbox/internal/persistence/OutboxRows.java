@@ -79,21 +79,32 @@ public final class OutboxRows {
 
     /** One stored event, whole, for an operator: {@link #EVENT_COLUMNS} order. */
     public static final String EVENT_COLUMNS = "event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
-            + " payload, payload_ref, created_at, state, attempts, last_error_class, parked_at, delivered_at, broker_message_id";
+            + " payload, payload_ref, created_at, state, attempts, last_error_class, parked_at, delivered_at, broker_message_id,"
+            + " accepted_by";
 
     /** {@link #EVENT_COLUMNS} without the body: what a list shows (R6.3: a body is read per event, on request). */
     static final String LISTED_COLUMNS = "event_id, aggregate_type, aggregate_id, aggregate_version, event_type, schema_version,"
             + " NULL AS payload, payload_ref, created_at, state, attempts, last_error_class, parked_at, delivered_at,"
-            + " broker_message_id";
+            + " broker_message_id, accepted_by";
 
     public static final String EVENT_BY_ID = "SELECT " + EVENT_COLUMNS + " FROM outbox_event WHERE event_id = ?";
 
     /** R6.6: parked rows oldest first, on the parked-rows index; the payload is fetched per event, not listed. */
     public static final String PARKED_PAGE = "SELECT " + LISTED_COLUMNS + " FROM outbox_event WHERE state = 'PARKED' ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
 
-    /** R6.6: a repair changes the body and schema version of a parked row only; its event id stays. */
+    /**
+     * R6.6: a repair changes the body and schema version of a parked row only; its event id stays. Never of one a
+     * transport accepted or that was delivered once (a replay that parked): its consumers may hold the old body.
+     */
     public static final String FIX_PARKED = "UPDATE outbox_event SET payload = ?, payload_ref = ?, schema_version = ?"
-            + " WHERE event_id = ? AND state = 'PARKED'";
+            + " WHERE event_id = ? AND state = 'PARKED' AND accepted_by IS NULL AND delivered_at IS NULL";
+
+    /**
+     * R6.6: one transport that accepted (or may have accepted) the event on an attempt that did not deliver it
+     * everywhere, added once to the row's set (",jms,kafka,"), whoever holds the lease: a send that happened is a fact.
+     */
+    public static final String ACCEPTED_BY = "UPDATE outbox_event SET accepted_by = CONCAT(COALESCE(accepted_by, ','), ?,"
+            + " ',') WHERE event_id = ? AND POSITION(CONCAT(',', ?, ',') IN COALESCE(accepted_by, ',')) = 0";
 
     /** R6.6: back to pending with the same event id; attempts and the last error class stay as evidence. */
     public static final String RESUME_PARKED = "UPDATE outbox_event SET state = 'PENDING', next_attempt_at = ?, claimed_by = NULL,"

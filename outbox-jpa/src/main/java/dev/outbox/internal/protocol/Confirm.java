@@ -134,6 +134,19 @@ public final class Confirm {
                 .map(outcome -> claimOf(outcome.event())).toList();
         Set<UUID> dueAgain = ConfirmRows.dueAgain(connection, claimer, now, notSent);
 
+        // R6.6: a broker that took an event the route did not deliver everywhere keeps its body from changing; so
+        // does one that took a delivery this confirm could not write (the lease was lost: delivered_at stays null).
+        List<ConfirmRows.Accepted> accepted = new ArrayList<>();
+        for (Verdict verdict : Verdict.values()) {
+            for (Outcome outcome : byVerdict.get(verdict)) {
+                if (verdict != Verdict.DELIVERED || !delivered.contains(outcome.event().id().value())) {
+                    outcome.acceptedBy().forEach(transport -> accepted.add(new ConfirmRows.Accepted(
+                            outcome.event().id().value(), transport)));
+                }
+            }
+        }
+        ConfirmRows.accepted(connection, accepted);
+
         Set<UUID> leaseLost = new HashSet<>();
         for (Outcome outcome : byVerdict.get(Verdict.DELIVERED)) {
             log(delivered, leaseLost, claimer, outcome, () -> "delivered " + outcome.event().describe()

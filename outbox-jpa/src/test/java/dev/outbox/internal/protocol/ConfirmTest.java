@@ -1,10 +1,14 @@
 package dev.outbox.internal.protocol;
 
 import dev.outbox.internal.persistence.ClaimRequest;
+import dev.outbox.internal.persistence.ConfirmRows;
 import dev.outbox.internal.persistence.FreshH2;
 import dev.outbox.internal.persistence.H2Dialect;
+import dev.outbox.internal.persistence.OutboxDataSource;
 import dev.outbox.internal.persistence.RecordedRow;
 import dev.outbox.internal.persistence.Sql;
+import dev.outbox.internal.persistence.StoredEvent;
+import dev.outbox.internal.persistence.StoredEvents;
 import dev.outbox.internal.transport.StrictRuns;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
@@ -92,6 +96,58 @@ class ConfirmTest {
         assertEquals("PENDING null attempts 0", row(claimed.get(3)),
                 "an event never handed to a broker gets its attempt back");
         assertTrue(!dueAt(claimed.get(3)).isAfter(Sql.clock(connection).toInstant()), "and is due again at once");
+    }
+
+    /**
+     * Issue 42 item 2 (R6.6): the transports that took an event its route did not deliver everywhere are recorded
+     * with the park or the retry, once each across attempts; a delivery records nothing (nothing repairs it).
+     */
+    @Test
+    void theTransportsThatTookAnEventTheRouteDidNotDeliverAreRecordedOnceEach() throws SQLException {
+        List<OutboundEvent> claimed = claimFour("p1");
+        confirm.record(connection, "p1", List.of(
+                new Outcome(claimed.get(0), new SendResult.Delivered("j k", null, null), Set.of("jms", "kafka")),
+                new Outcome(claimed.get(1), new SendResult.PermanentFailure("MessageTooLarge"), Set.of("kafka")),
+                new Outcome(claimed.get(2), new SendResult.TransientFailure("BrokerDown"), Set.of("jms")),
+                new Outcome(claimed.get(3), new SendResult.TransientFailure("BrokerDown"))),
+                BACKOFF, type -> true);
+        // the retried one's next attempt: both took it this time, and JMS again
+        ConfirmRows.accepted(connection, List.of(new ConfirmRows.Accepted(claimed.get(2).id().value(), "kafka"),
+                new ConfirmRows.Accepted(claimed.get(2).id().value(), "jms")));
+
+        StoredEvents events = new StoredEvents(OutboxDataSource.over(connection, dialect));
+        assertEquals(Set.of(), events.find(claimed.get(0).id().value()).orElseThrow().acceptedBy(),
+                "a delivered event records nothing");
+        assertEquals(Set.of("kafka"), events.find(claimed.get(1).id().value()).orElseThrow().acceptedBy());
+        assertEquals(Set.of("jms", "kafka"), events.find(claimed.get(2).id().value()).orElseThrow().acceptedBy());
+        assertEquals(Set.of(), events.find(claimed.get(3).id().value()).orElseThrow().acceptedBy());
+        try (PreparedStatement select = connection.prepareStatement("SELECT accepted_by FROM outbox_event"
+                + " WHERE event_id = ?")) {
+            select.setObject(1, claimed.get(2).id().value());
+            try (ResultSet rs = select.executeQuery()) {
+                rs.next();
+                assertEquals(",jms,kafka,", rs.getString(1), "each transport once, in the order they first took it");
+            }
+        }
+    }
+
+    /**
+     * Issue 42 item 2 (R6.6): a delivery whose lease ran out is not written (the claim that took over decides), but the
+     * brokers did take the event: they are recorded, so its body is never repaired should the takeover park it.
+     */
+    @Test
+    void theBrokersOfADeliveryWhoseLeaseRanOutAreRecordedThoughTheDeliveryIsNot() throws SQLException {
+        List<OutboundEvent> lost = claimFour("p1");
+        executeUpdate("UPDATE outbox_event SET next_attempt_at = ?", now.minusSeconds(1)); // p1's leases run out
+        dialect.claim(connection, new ClaimRequest("p2", 10, Duration.ofMinutes(1), true, Set.of()));
+
+        confirm.record(connection, "p1", List.of(new Outcome(lost.get(0), new SendResult.Delivered("j k", null, null),
+                Set.of("jms", "kafka"))), BACKOFF, type -> true);
+
+        StoredEvents events = new StoredEvents(OutboxDataSource.over(connection, dialect));
+        StoredEvent row = events.find(lost.get(0).id().value()).orElseThrow();
+        assertEquals("PENDING", row.state(), "p2's claim stands");
+        assertEquals(Set.of("jms", "kafka"), row.acceptedBy(), "the brokers that took p1's send are on record");
     }
 
     @Test

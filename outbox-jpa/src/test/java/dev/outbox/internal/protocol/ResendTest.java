@@ -1,5 +1,6 @@
 package dev.outbox.internal.protocol;
 
+import dev.outbox.internal.persistence.ConfirmRows;
 import dev.outbox.internal.persistence.FreshH2;
 import dev.outbox.internal.persistence.H2Dialect;
 import dev.outbox.internal.persistence.OutboxDataSource;
@@ -18,6 +19,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -94,6 +96,34 @@ class ResendTest {
         assertEquals("{\"small\":true}", fixed.payload());
         assertEquals(2, fixed.schemaVersion());
         assertEquals("{}", events.find(delivered).orElseThrow().payload());
+    }
+
+    /**
+     * Issue 42 item 2 (R6.6): a parked event a broker already took keeps its body: one transport of its route accepted
+     * it (the confirm wrote accepted_by), or it was delivered once before a replay parked it.
+     */
+    @Test
+    void aFixIsRefusedForAParkedEventABrokerAlreadyTook() throws SQLException {
+        UUID takenByKafka = RecordedRow.pending("Order", "o1", 1, "Paid").withPayload("{\"v\":1}").parked()
+                .insert(connection);
+        ConfirmRows.accepted(connection, List.of(new ConfirmRows.Accepted(takenByKafka, "kafka")));
+        UUID replayedThenParked = RecordedRow.pending("Order", "o2", 1, "Paid").withPayload("{\"v\":1}").parked()
+                .insert(connection);
+        try (PreparedStatement once = connection.prepareStatement("UPDATE outbox_event SET delivered_at = ?"
+                + " WHERE event_id = ?")) { // delivered once, then replayed, then parked (a replay keeps delivered_at)
+            once.setObject(1, now.minusMinutes(5));
+            once.setObject(2, replayedThenParked);
+            once.executeUpdate();
+        }
+
+        assertEquals(Set.of("kafka"), events.find(takenByKafka).orElseThrow().acceptedBy());
+        assertTrue(events.find(takenByKafka).orElseThrow().reachedABroker());
+        assertTrue(events.find(replayedThenParked).orElseThrow().reachedABroker());
+        assertFalse(resend.fix(takenByKafka, "{\"v\":2}", null, 1), "Kafka's consumers may hold the old body");
+        assertFalse(resend.fix(replayedThenParked, "{\"v\":2}", null, 1), "its consumers applied the old body");
+        assertEquals("{\"v\":1}", events.find(takenByKafka).orElseThrow().payload());
+        assertEquals("{\"v\":1}", events.find(replayedThenParked).orElseThrow().payload());
+        assertTrue(resend.resume(takenByKafka), "it is resumed unchanged: the broker that took it absorbs the re-send");
     }
 
     private UUID delivered(String aggregateId) throws SQLException {

@@ -68,13 +68,24 @@ public class ParkedEvents {
 
     /**
      * Replaces the body (a JSON object, or a reference to an immutable resource) and the schema version of a
-     * parked event, checked by the rules every recorded event meets. The event stays parked until resumed.
+     * parked event, checked by the rules every recorded event meets. The event stays parked until resumed. Refused
+     * for an event a broker already took (one transport of its route accepted it, or it was delivered once before a
+     * replay parked it): that broker's consumers may have applied the old body and would absorb the new one as a
+     * duplicate, so one event id would carry two contents (R6.6).
      */
     @RolesAllowed(OperatorRoles.OPERATOR)
     public StoredEvent fix(UUID eventId, String payload, URI payloadRef, int schemaVersion,
                            String reason) {
         AdminRefusal.requireReason(reason);
         StoredEvent before = requireParked(find(eventId));
+        if (before.reachedABroker()) {
+            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " was already taken by "
+                    + (before.acceptedBy().isEmpty() ? "its broker (it was delivered before a replay parked it)"
+                    : String.join(" and ", before.acceptedBy()) + " (or may have been: an unknown outcome counts)")
+                    + ": consumers there may have applied this body, and a changed body would give one event id"
+                    + " two contents (R6.6). Resume it unchanged (those consumers absorb the re-send), or leave it"
+                    + " parked and record a compensating event under a new id");
+        }
         OutboxEvent fixed = new OutboxEvent(before.aggregateType(), before.aggregateId(),
                 before.aggregateVersion(), before.eventType(), schemaVersion, payload, payloadRef);
         try {
@@ -84,7 +95,8 @@ public class ParkedEvents {
         }
         String reference = payloadRef == null ? null : payloadRef.toString();
         if (!new Resend(events).fix(eventId, payload, reference, schemaVersion)) {
-            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile");
+            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile, or a"
+                    + " broker took it meanwhile");
         }
         audit.record(actor(), "PARKED_FIXED", eventId, null, "reason: " + reason + "; parked after "
                 + before.lastErrorClass() + " at attempt " + before.attempts() + "; body before "
