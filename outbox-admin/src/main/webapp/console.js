@@ -3,7 +3,7 @@
 // markup, so an event body or a reason cannot inject anything into the page.
 'use strict';
 
-const state = { user: null, roles: [], ages: [], detailId: null };
+const state = { user: null, roles: [], ages: [], detailId: null, shownRequest: null };
 const REFRESH_MS = 5000;
 const CHART_POINTS = 120; // ten minutes at one point every five seconds, kept in the page only
 
@@ -228,7 +228,18 @@ async function fixEvent() {
     reason: document.getElementById('detail-reason').value,
   });
   document.getElementById('detail-error').textContent = reply.ok ? '' : reply.json.error || ('HTTP ' + reply.status);
+  if (awaitsApproval(reply, 'the fix of ' + state.detailId)) return;
   if (reply.ok) say('fixed ' + state.detailId + ': schema version ' + reply.json.schemaVersion);
+}
+
+// R9.4: above the person's approval threshold a fix or a resume waits for a second person (202), who sees it in the
+// list of waiting requests; the request is opened below so its requester can follow it.
+function awaitsApproval(reply, what) {
+  if (reply.status !== 202) return false;
+  say(what + ' awaits a second person: request ' + reply.json.requestId);
+  document.getElementById('request-id').value = reply.json.requestId;
+  showDecision(null);
+  return true;
 }
 
 async function resumeEvent() {
@@ -236,6 +247,7 @@ async function resumeEvent() {
   const reply = await api('POST', 'parked/' + encodeURIComponent(id) + '/resume',
       { reason: document.getElementById('detail-reason').value });
   document.getElementById('detail-error').textContent = reply.ok ? '' : reply.json.error || ('HTTP ' + reply.status);
+  if (awaitsApproval(reply, 'the resume of ' + id)) return;
   if (reply.ok) {
     say('resumed ' + id + ': it is ' + reply.json.state + ' again');
     closeEvent();
@@ -332,7 +344,10 @@ async function requestReplay() {
   const reply = await api('POST', 'replays', body);
   document.getElementById('replay-result').textContent = reply.ok ? describeDecision(reply.json)
       : 'refused: ' + (reply.json.error || reply.status);
-  if (reply.ok) document.getElementById('request-id').value = reply.json.requestId;
+  if (reply.ok) {
+    document.getElementById('request-id').value = reply.json.requestId;
+    showDecision(null);
+  }
 }
 
 function describeDecision(d) {
@@ -358,7 +373,11 @@ async function loadWaiting() {
       if (r.requestedBy === state.user) {
         actions.appendChild(el('span', 'yours: a second person decides', { class: 'note' }));
       } else {
-        ['approve', 'reject'].forEach(decision => {
+        const show = el('button', 'Show', { type: 'button', 'data-show': r.requestId });
+        show.addEventListener('click', () => { document.getElementById('request-id').value = r.requestId; showRequest(); });
+        actions.appendChild(show);
+        // A content change is decided on its diff: only from the request it opens, never from the list.
+        (r.selection.startsWith('fix:') ? [] : ['approve', 'reject']).forEach(decision => {
           const button = el('button', decision === 'approve' ? 'Approve' : 'Reject',
               { type: 'button', 'data-decide': decision, 'data-request': r.requestId });
           button.addEventListener('click', () => decideRequest(r.requestId, decision));
@@ -366,9 +385,17 @@ async function loadWaiting() {
         });
       }
     }
-    rows.appendChild(row([r.requestId, r.requestedBy, r.reason, r.events, actions]));
+    rows.appendChild(row([r.requestId, requestKind(r.selection), r.requestedBy, r.reason, r.events, actions]));
   });
-  if (reply.json.waiting.length === 0) rows.appendChild(row(['nothing waits', '', '', '', '']));
+  if (reply.json.waiting.length === 0) rows.appendChild(row(['nothing waits', '', '', '', '', '']));
+}
+
+// What a request does, from its stored selection (fix:<id>, resume:<id>, parked:..., ids:..., range:...).
+function requestKind(selection) {
+  if (selection.startsWith('fix:')) return 'content change of ' + selection.substring(4);
+  if (selection.startsWith('resume:')) return 'resume of ' + selection.substring(7);
+  if (selection.startsWith('parked:')) return 'bulk resume';
+  return 'replay';
 }
 
 function requestId() {
@@ -394,7 +421,16 @@ async function decideRequest(id, decision) {
   loadWaiting();
 }
 
+// Shows a request and what the approve and reject buttons would decide; null clears it (the field was edited).
 function showDecision(reply) {
+  state.shownRequest = reply && reply.ok ? reply.json.requestId : null;
+  if (!reply) {
+    document.getElementById('request-result').textContent = '';
+    ['request-approve', 'request-reject'].forEach(b => { document.getElementById(b).disabled = true; });
+    document.getElementById('request-why').textContent = '';
+    showChange(undefined);
+    return;
+  }
   document.getElementById('request-result').textContent = reply.ok ? describeDecision(reply.json)
       : 'refused: ' + (reply.json.error || reply.status);
   const why = document.getElementById('request-why');
@@ -402,7 +438,23 @@ function showDecision(reply) {
   const waiting = reply.ok && reply.json.state === 'AWAITING_APPROVAL';
   // R9.4: the requester cannot approve their own request; the button says why instead of failing later.
   ['request-approve', 'request-reject'].forEach(b => { document.getElementById(b).disabled = mine || !waiting; });
-  why.textContent = mine && waiting ? 'You requested this replay: a second person approves or rejects it.' : '';
+  why.textContent = mine && waiting ? 'You requested this: a second person approves or rejects it.' : '';
+  showChange(reply.ok ? reply.json.change : undefined);
+}
+
+// A content change as the approver decides on it: each changed place with its value before and after, as JSON text.
+function showChange(change) {
+  const table = document.getElementById('request-change');
+  const rows = document.getElementById('request-change-rows');
+  rows.replaceChildren();
+  table.hidden = !change;
+  // The exact text of each value: a number parsed by JSON.parse may have been rounded.
+  (change || []).forEach(c => {
+    rows.appendChild(row([c.path,
+      el('td', 'beforeText' in c ? c.beforeText : '(absent)', { class: 'removed' }),
+      el('td', 'afterText' in c ? c.afterText : '(absent)', { class: 'added' })]));
+  });
+  if (change && change.length === 0) rows.appendChild(row(['no change to the content', '', '']));
 }
 
 async function loadAudit() {
@@ -430,8 +482,10 @@ document.addEventListener('DOMContentLoaded', async () => {
   document.getElementById('replay-preview').addEventListener('click', previewReplay);
   document.getElementById('replay-request').addEventListener('click', requestReplay);
   document.getElementById('request-show').addEventListener('click', showRequest);
-  document.getElementById('request-approve').addEventListener('click', () => decideRequest(requestId(), 'approve'));
-  document.getElementById('request-reject').addEventListener('click', () => decideRequest(requestId(), 'reject'));
+  // The buttons below a request decide the request shown, whatever was typed into the field since.
+  document.getElementById('request-approve').addEventListener('click', () => decideRequest(state.shownRequest, 'approve'));
+  document.getElementById('request-reject').addEventListener('click', () => decideRequest(state.shownRequest, 'reject'));
+  document.getElementById('request-id').addEventListener('input', () => showDecision(null));
   document.getElementById('audit-load').addEventListener('click', loadAudit);
   document.getElementById('waiting-load').addEventListener('click', loadWaiting);
   document.getElementById('gaps-load').addEventListener('click', loadGaps);

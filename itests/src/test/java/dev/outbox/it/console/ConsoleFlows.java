@@ -77,6 +77,7 @@ public abstract class ConsoleFlows {
     @Test
     void anOperatorFixesAndResumesAParkedEventAndSeesItDelivered() throws IOException {
         StoredEvent parked = parkOne();
+        forgetEarlierActionsOf("operator"); // a fix and a resume: within the server's approval threshold of 2
         String id = parked.eventId().toString();
         String orderId = parked.aggregateId();
 
@@ -162,7 +163,7 @@ public abstract class ConsoleFlows {
         waitForText(By.id("replay-result"), "AWAITING_APPROVAL");
         String request = browser.findElement(By.id("request-id")).getDomProperty("value");
         click(By.id("request-show"));
-        waitForText(By.id("request-why"), "You requested this replay");
+        waitForText(By.id("request-why"), "You requested this");
         assertFalse(browser.findElement(By.id("request-approve")).isEnabled(), "the requester cannot approve it");
         click(By.id("waiting-load"));
         waitForText(By.id("waiting-rows"), "yours: a second person decides");
@@ -243,6 +244,69 @@ public abstract class ConsoleFlows {
             assertEquals("PARKED", db.eventsOf(e.aggregateId()).get(0).state(), "a rejected resume leaves " + e.eventId()
                     + " parked");
         }
+    }
+
+    /**
+     * Issue 42 item 1 (R9.4): a content change above the operator's approval threshold waits; the approver opens it
+     * from the waiting list, sees only what changes, before and after, and approves; the body changes only then.
+     */
+    @Test
+    void aContentChangeAboveTheThresholdIsApprovedByASecondPersonWhoSeesItAsADiff() throws IOException {
+        StoredEvent parked = parkOne();
+        String id = parked.eventId().toString();
+        forgetEarlierActionsOf("operator");
+        // Two events the operator already re-sent alone today: one more action is above the threshold of 2.
+        db.execute("INSERT INTO outbox_replay_request (request_id, requested_at, requested_by, reason, selection,"
+                + " event_count, state, decided_by, decided_at) VALUES (?, CURRENT_TIMESTAMP, 'operator',"
+                + " 'earlier today', 'ids:" + UUID.randomUUID() + "', 2, 'EXECUTED', 'operator', CURRENT_TIMESTAMP)",
+                UUID.randomUUID());
+
+        open("operator", "operator-password");
+        waitForText(By.id("who"), "operator (outbox-operator)");
+        click(By.cssSelector("nav button[data-view=parked]"));
+        waitFor(By.id("lookup-id")).sendKeys(id);
+        click(By.id("lookup"));
+        WebElement payload = waitFor(By.id("detail-payload"));
+        new WebDriverWait(browser, SOON).until(d -> payload.getDomProperty("value").contains("nnnnnnnnnn"));
+        payload.clear();
+        payload.sendKeys("{\"orderId\":\"" + parked.aggregateId() + "\",\"amount\":4,"
+                + "\"note\":\"shortened, second person please\"}");
+        browser.findElement(By.id("detail-reason")).sendKeys("note shortened to fit the broker");
+        click(By.id("detail-fix"));
+        waitForText(By.id("message"), "the fix of " + id + " awaits a second person: request ");
+        String request = browser.findElement(By.id("request-id")).getDomProperty("value");
+        assertEquals(parked.payload(), db.eventsOf(parked.aggregateId()).get(0).payload(),
+                "the body is unchanged until a second person approves");
+        shot("13-fix-waits");
+
+        browser.quit();
+        open("approver", "approver-password");
+        waitForText(By.id("who"), "approver (outbox-approver)");
+        click(By.cssSelector("nav button[data-view=replay]"));
+        waitForText(By.id("waiting-rows"), "content change of " + id);
+        click(By.cssSelector("button[data-show='" + request + "']"));
+        waitForText(By.id("request-change-rows"), "shortened, second person please");
+        String diff = browser.findElement(By.id("request-change-rows")).getText();
+        assertTrue(diff.contains("/note") && diff.contains("nnnnnnnnnn"), "the note before and after: " + diff);
+        assertFalse(diff.contains("/orderId"), "what stays the same is not shown: " + diff);
+        shot("14-fix-diff");
+        click(By.id("request-approve"));
+        waitForText(By.id("request-result"), "EXECUTED");
+        assertTrue(db.eventsOf(parked.aggregateId()).get(0).payload().contains("shortened, second person please"),
+                "the approved change applied");
+        assertEquals("PARKED", db.eventsOf(parked.aggregateId()).get(0).state(), "a change alone sends nothing");
+        shot("15-fix-approved");
+
+        forgetEarlierActionsOf("operator");
+        Reply resumed = service.admin("operator", "operator-password", "POST", "parked/" + id + "/resume",
+                "{\"reason\":\"approved change\"}");
+        assertEquals(200, resumed.status(), resumed.toString());
+    }
+
+    /** This person's re-sends and changes of earlier tests move out of the approval window. */
+    private void forgetEarlierActionsOf(String person) {
+        db.execute("UPDATE outbox_replay_request SET requested_at = requested_at - INTERVAL '30' DAY"
+                + " WHERE requested_by = ?", person);
     }
 
     /** Closes this person's page, logs the approver in and presses approve or reject beside the waiting request. */

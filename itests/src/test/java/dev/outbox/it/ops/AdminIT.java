@@ -196,6 +196,7 @@ class AdminIT {
         StoredEvent parked = await(SOON, "OrderPlaced parked", () -> db.eventsOf(big.orderId()).get(0),
                 e -> e.state().equals("PARKED"));
         String id = parked.eventId().toString();
+        forgetEarlierReplaysOf(OPERATOR); // a fix and a resume: two actions, within this server's threshold of 2
 
         JsonObject listed = as(OPERATOR, "GET", "parked?limit=1000", null).body().getJsonArray("parked").stream()
                 .map(v -> v.asJsonObject()).filter(e -> e.getString("eventId").equals(id)).findFirst().orElseThrow();
@@ -265,6 +266,7 @@ class AdminIT {
                 e -> e.state().equals("PARKED"));
         String id = parked.eventId().toString();
         db.execute("UPDATE outbox_event SET accepted_by = ',kafka,' WHERE event_id = ?", parked.eventId());
+        forgetEarlierReplaysOf(OPERATOR);
 
         assertEquals(List.of("kafka"), as(OPERATOR, "GET", "events/" + id, null).body().getJsonArray("acceptedBy")
                 .getValuesAs(jakarta.json.JsonString::getString), "the event says which broker took it");
@@ -279,9 +281,182 @@ class AdminIT {
                 .add("reason", "re-send unchanged").build()).status(), "a resume unchanged is allowed");
     }
 
+    /**
+     * Issue 42 item 1 (R9.4): a bulk resume that needs a second person is not N single resumes by one. Each single
+     * resume counts with the person's replays over the approval window; above the threshold it waits for another
+     * person with the approver role, and the trail names both.
+     */
+    @Test
+    void singleResumesOfOnePersonCountWithTheirReplaysAgainstTheApprovalThreshold() {
+        String errorClass = "TopicAuthorizationException" + UUID.randomUUID().toString().substring(0, 8);
+        List<UUID> parked = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            UUID id = db.eventsOf(placeAndPay("one-by-one-" + UUID.randomUUID())).get(0).eventId();
+            assertEquals(1, db.execute("UPDATE outbox_event SET state = 'PARKED', last_error_class = '" + errorClass
+                    + "' WHERE event_id = ?", id));
+            parked.add(id);
+        }
+        forgetEarlierReplaysOf(LEAD);
+        for (int i = 0; i < 2; i++) {
+            Reply resumed = as(LEAD, "POST", "parked/" + parked.get(i) + "/resume", Json.createObjectBuilder()
+                    .add("reason", "one at a time " + i).build());
+            assertEquals(200, resumed.status(), "resume " + (i + 1) + " of 2: within the threshold: " + resumed);
+        }
+        Reply third = as(LEAD, "POST", "parked/" + parked.get(2) + "/resume", Json.createObjectBuilder()
+                .add("reason", "one at a time 2").build());
+        assertEquals(202, third.status(), "a third single resume within the window is above the threshold of 2 and"
+                + " waits for a second person, as a bulk resume of three would: " + third);
+        assertEquals("AWAITING_APPROVAL", third.body().getString("state"), third.toString());
+        String request = third.body().getString("requestId");
+        assertTrue(waitingRequests().contains(request), "it waits in the approvers' list");
+        assertEquals("PARKED", stateOf(parked.get(2)), "nothing is resumed before the approval");
+        assertEquals(403, as(LEAD, "POST", "replays/" + request + "/approve", null).status(),
+                "the requester cannot approve their own resume");
+
+        Reply approved = as(APPROVER, "POST", "replays/" + request + "/approve", null);
+        assertEquals(200, approved.status(), approved.toString());
+        assertEquals("EXECUTED", approved.body().getString("state"), approved.toString());
+        for (UUID id : parked) {
+            await(SOON, "resumed " + id + " delivered again and absorbed", () -> duplicatesOf(id), n -> n == 1);
+        }
+        JsonObject resumedEntry = as(OPERATOR, "GET", "audit?eventId=" + parked.get(2), null).body()
+                .getJsonArray("entries").stream().map(e -> e.asJsonObject())
+                .filter(e -> e.getString("action").equals("PARKED_RESUMED")).findFirst().orElseThrow(
+                        () -> new AssertionError("the approved resume is audited on the event"));
+        assertEquals(APPROVER, resumedEntry.getString("actor"), resumedEntry.toString());
+        assertTrue(resumedEntry.getString("detail").contains("requested by " + LEAD),
+                "the trail names both people: " + resumedEntry);
+    }
+
+    /**
+     * Issue 42 item 1 (R9.4): one person cannot rewrite events' content without limit either. A content change counts
+     * like a re-send; above the threshold it waits for a second person, who is shown the change as a diff (what the
+     * request stored, so the diff does not move under the approver) and whose approval applies exactly that change.
+     */
+    @Test
+    void aContentChangeAboveTheThresholdWaitsForASecondPersonWhoSeesItAsADiff() {
+        List<String> orders = new ArrayList<>();
+        List<StoredEvent> parked = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Reply big = service.placeOrderRaw("{\"customerId\":\"diff-" + UUID.randomUUID() + "\",\"amount\":4,"
+                    + "\"note\":\"" + "n".repeat(3000) + "\"}", null);
+            assertEquals(201, big.status(), big.toString());
+            orders.add(big.orderId());
+            parked.add(await(SOON, "OrderPlaced parked", () -> db.eventsOf(big.orderId()).get(0),
+                    e -> e.state().equals("PARKED")));
+        }
+        forgetEarlierReplaysOf(LEAD);
+        assertEquals(200, as(LEAD, "PUT", "parked/" + parked.get(0).eventId(), shortened(orders.get(0), 1)).status(),
+                "a first content change is within the threshold of 2");
+        assertEquals(200, as(LEAD, "POST", "parked/" + parked.get(0).eventId() + "/resume", Json.createObjectBuilder()
+                .add("reason", "shortened").build()).status(), "so is the resume after it: two actions");
+
+        Reply waiting = as(LEAD, "PUT", "parked/" + parked.get(1).eventId(), shortened(orders.get(1), 2));
+        assertEquals(202, waiting.status(), "a third action within the window waits for a second person: " + waiting);
+        String request = waiting.body().getString("requestId");
+        assertEquals(parked.get(1).payload(), db.eventsOf(orders.get(1)).get(0).payload(),
+                "the body is unchanged until a second person approves");
+        assertEquals(403, as(LEAD, "POST", "replays/" + request + "/approve", null).status(),
+                "the requester cannot approve their own change");
+
+        JsonObject shown = as(APPROVER, "GET", "replays/" + request, null).body();
+        List<JsonObject> change = shown.getJsonArray("change").stream().map(c -> c.asJsonObject()).toList();
+        JsonObject note = change.stream().filter(c -> c.getString("path").equals("/note")).findFirst()
+                .orElseThrow(() -> new AssertionError("the approver sees the note's change: " + shown));
+        assertEquals("n".repeat(3000), note.getString("before"), note.toString());
+        assertEquals("shortened by the operator", note.getString("after"), note.toString());
+        assertTrue(change.stream().anyMatch(c -> c.getString("path").equals("schemaVersion")
+                && c.getInt("before") == 1 && c.getInt("after") == 2), "and the schema version's: " + change);
+        assertFalse(change.stream().anyMatch(c -> c.getString("path").equals("/orderId")),
+                "what stays the same is not listed: " + change);
+
+        Reply approved = as(APPROVER, "POST", "replays/" + request + "/approve", null);
+        assertEquals(200, approved.status(), approved.toString());
+        StoredEvent fixed = db.eventsOf(orders.get(1)).get(0);
+        assertTrue(fixed.payload().contains("shortened by the operator"), "the approved change applied: " + fixed);
+        assertEquals(2, fixed.schemaVersion());
+        assertEquals("PARKED", fixed.state(), "a content change alone sends nothing");
+        JsonObject fixedEntry = as(OPERATOR, "GET", "audit?eventId=" + fixed.eventId(), null).body()
+                .getJsonArray("entries").stream().map(e -> e.asJsonObject())
+                .filter(e -> e.getString("action").equals("PARKED_FIXED")).findFirst().orElseThrow(
+                        () -> new AssertionError("the approved change is audited on the event"));
+        assertEquals(APPROVER, fixedEntry.getString("actor"), fixedEntry.toString());
+        assertTrue(fixedEntry.getString("detail").contains("requested by " + LEAD), fixedEntry.toString());
+        assertEquals(409, as(APPROVER, "POST", "replays/" + request + "/approve", null).status(),
+                "a decided change is never applied twice");
+
+        forgetEarlierReplaysOf(OPERATOR);
+        assertEquals(200, as(OPERATOR, "POST", "parked/" + fixed.eventId() + "/resume", Json.createObjectBuilder()
+                .add("reason", "approved change").build()).status());
+        for (String order : orders) {
+            await(SOON, "the repaired OrderPlaced of " + order + " delivered", () -> db.eventsOf(order).get(0).state(),
+                    state -> state.equals("DELIVERED"));
+        }
+    }
+
+    /**
+     * Issue 42 item 1 (R9.4): an approval applies the change it showed, to the body it was asked against. Changed by
+     * someone else meanwhile, the approval is refused and the other change stays; a broker that took the event since
+     * (R6.6) refuses it too.
+     */
+    @Test
+    void anApprovalIsRefusedWhenTheEventChangedSinceTheContentChangeWasAskedFor() {
+        List<StoredEvent> parked = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Reply big = service.placeOrderRaw("{\"customerId\":\"moved-" + UUID.randomUUID() + "\",\"amount\":4,"
+                    + "\"note\":\"" + "n".repeat(3000) + "\"}", null);
+            assertEquals(201, big.status(), big.toString());
+            parked.add(await(SOON, "OrderPlaced parked", () -> db.eventsOf(big.orderId()).get(0),
+                    e -> e.state().equals("PARKED")));
+        }
+        forgetEarlierReplaysOf(LEAD);
+        db.execute("INSERT INTO outbox_replay_request (request_id, requested_at, requested_by, reason, selection,"
+                + " event_count, state, decided_by, decided_at) VALUES (?, CURRENT_TIMESTAMP, '" + LEAD + "',"
+                + " 'earlier today', 'ids:" + UUID.randomUUID() + "', 2, 'EXECUTED', '" + LEAD + "', CURRENT_TIMESTAMP)",
+                UUID.randomUUID());
+        List<String> requests = new ArrayList<>();
+        for (StoredEvent event : parked) {
+            Reply waiting = as(LEAD, "PUT", "parked/" + event.eventId(), shortened(event.aggregateId(), 2));
+            assertEquals(202, waiting.status(), waiting.toString());
+            requests.add(waiting.body().getString("requestId"));
+        }
+
+        forgetEarlierReplaysOf(OPERATOR);
+        Reply meanwhile = as(OPERATOR, "PUT", "parked/" + parked.get(0).eventId(), Json.createObjectBuilder()
+                .add("payload", Json.createObjectBuilder().add("orderId", parked.get(0).aggregateId()).add("note", "x"))
+                .add("schemaVersion", 3).add("reason", "another fix").build());
+        assertEquals(200, meanwhile.status(), meanwhile.toString());
+        Reply stale = as(APPROVER, "POST", "replays/" + requests.get(0) + "/approve", null);
+        assertEquals(409, stale.status(), "the approver was shown a change of a body that is gone: " + stale);
+        assertTrue(stale.error().contains("changed since"), stale.toString());
+        assertEquals(3, db.eventsOf(parked.get(0).aggregateId()).get(0).schemaVersion(), "the other change stays");
+
+        db.execute("UPDATE outbox_event SET accepted_by = ',kafka,' WHERE event_id = ?", parked.get(1).eventId());
+        Reply taken = as(APPROVER, "POST", "replays/" + requests.get(1) + "/approve", null);
+        assertEquals(409, taken.status(), "a broker took the event after the request (R6.6): " + taken);
+        assertEquals(parked.get(1).payload(), db.eventsOf(parked.get(1).aggregateId()).get(0).payload());
+
+        for (String request : requests) {
+            assertEquals(200, as(APPROVER, "POST", "replays/" + request + "/reject", Json.createObjectBuilder()
+                    .add("reason", "asked again").build()).status());
+            assertFalse(as(APPROVER, "GET", "replays/" + request, null).body().containsKey("change"),
+                    "a decided change's bodies are not kept");
+        }
+        for (StoredEvent event : parked) { // the OrderPaid-free orders end delivered, for the suites after this one
+            db.execute("UPDATE outbox_event SET state = 'DELIVERED' WHERE event_id = ?", event.eventId());
+        }
+    }
+
+    private static JsonObject shortened(String orderId, int schemaVersion) {
+        return Json.createObjectBuilder().add("payload", Json.createObjectBuilder().add("orderId", orderId)
+                        .add("amount", 4).add("note", "shortened by the operator"))
+                .add("schemaVersion", schemaVersion).add("reason", "note shortened to fit the broker").build();
+    }
+
     @Test
     void aReplayIsADryRunUnlessToldOtherwiseAndKeepsTheEventId() throws InterruptedException {
         String order = placeAndPay("replay-" + UUID.randomUUID());
+        forgetEarlierReplaysOf(OPERATOR);
         StoredEvent paid = db.eventsOf(order).get(1);
         JsonObject selection = Json.createObjectBuilder()
                 .add("eventIds", Json.createArrayBuilder().add(paid.eventId().toString())).build();

@@ -82,6 +82,7 @@ class RollingUpgradeIT {
         // 0. The fleet before the upgrade: both servers on the previous release, the database at its schema (V12
         //    adds only this column). A starts first, so two servers never create one schema at once.
         db.execute("ALTER TABLE IF EXISTS outbox_event DROP COLUMN IF EXISTS accepted_by");
+        db.execute("DROP TABLE IF EXISTS outbox_content_change"); // V13
         deploy(serverA, PREVIOUS, "a-previous");
         deploy(serverB, PREVIOUS, "b-previous");
         serverA.start();

@@ -1,6 +1,7 @@
 package dev.outbox.internal.admin;
 
 import dev.outbox.internal.ops.AdminRefusal;
+import dev.outbox.internal.ops.replay.ContentDiff;
 import dev.outbox.internal.ops.replay.ReplayDecision;
 import dev.outbox.internal.ops.replay.ReplayPlan;
 import dev.outbox.internal.persistence.AuditEntry;
@@ -84,6 +85,22 @@ final class AdminJson {
         }
         optional(json, "decidedBy", decision.decidedBy());
         optional(json, "decidedAt", decision.decidedAt());
+        if (decision.change() != null) {
+            // R9.4: what a content change does, as the approver decides on it; a value left out is absent there.
+            // The values come as JSON and as their exact text: a browser's JSON.parse rounds long numbers.
+            JsonArrayBuilder change = Json.createArrayBuilder();
+            for (ContentDiff.Change place : decision.change()) {
+                JsonObjectBuilder entry = Json.createObjectBuilder().add("path", place.path());
+                if (place.before() != null) {
+                    entry.add("before", place.before()).add("beforeText", place.before().toString());
+                }
+                if (place.after() != null) {
+                    entry.add("after", place.after()).add("afterText", place.after().toString());
+                }
+                change.add(entry);
+            }
+            json.add("change", change);
+        }
         return json.build();
     }
 

@@ -19,6 +19,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -27,7 +28,7 @@ import java.net.URISyntaxException;
  * Parked-event repair (R6.6): {@code GET /api/parked} lists them with why they parked, {@code GET
  * /api/events/{id}} shows one with its body, {@code PUT /api/parked/{id}} fixes its body or schema version, and
  * {@code POST /api/parked/{id}/resume} puts it back in line with the same event id. Changes need a reason and
- * are audited.
+ * are audited; above the person's approval threshold they wait for a second person (202, R9.4).
  */
 @Path("/")
 @Produces(MediaType.APPLICATION_JSON)
@@ -59,7 +60,7 @@ public class ParkedEventsResource {
     @PUT
     @Path("parked/{eventId}")
     @RolesAllowed(Roles.OPERATOR)
-    public JsonObject fix(@PathParam("eventId") String eventId, String raw) {
+    public Response fix(@PathParam("eventId") String eventId, String raw) {
         JsonObject body = AdminJson.body(raw);
         if (body == null) {
             throw new AdminRefusal(AdminRefusal.Kind.INVALID, "a repair needs a JSON body with payload or payloadRef,"
@@ -79,7 +80,7 @@ public class ParkedEventsResource {
         } catch (URISyntaxException e) {
             throw new AdminRefusal(AdminRefusal.Kind.INVALID, "payloadRef must be a URI, but was '" + reference + "'");
         }
-        return AdminJson.event(parked.fix(AdminJson.uuid("eventId", eventId), json, payloadRef,
+        return answer(parked.fix(AdminJson.uuid("eventId", eventId), json, payloadRef,
                 AdminJson.schemaVersion(body), AdminJson.text(body, "reason")));
     }
 
@@ -87,8 +88,19 @@ public class ParkedEventsResource {
     @POST
     @Path("parked/{eventId}/resume")
     @RolesAllowed(Roles.OPERATOR)
-    public JsonObject resume(@PathParam("eventId") String eventId, String body) {
-        return AdminJson.event(parked.resume(AdminJson.uuid("eventId", eventId),
+    public Response resume(@PathParam("eventId") String eventId, String body) {
+        return answer(parked.resume(AdminJson.uuid("eventId", eventId),
                 AdminJson.text(AdminJson.body(body), "reason")));
+    }
+
+    /**
+     * Done now: 200 with the event as it is after the change. Above the person's approval threshold (R9.4): 202 with
+     * the request that waits for a second person ({@code POST /api/replays/{requestId}/approve}).
+     */
+    private static Response answer(ParkedEvents.Outcome outcome) {
+        if (outcome.awaitsApproval()) {
+            return Response.status(Response.Status.ACCEPTED).entity(AdminJson.decision(outcome.request())).build();
+        }
+        return Response.ok(AdminJson.event(outcome.event())).build();
     }
 }

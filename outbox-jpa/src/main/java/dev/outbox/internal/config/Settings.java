@@ -230,15 +230,18 @@ public final class Settings {
 
     public static final Setting REPLAY_APPROVAL_THRESHOLD = Setting.integer("outbox.replay.approval-threshold",
             REPLAY, 100, 1, 1_000_000, "A replay of more events than this waits for a second, different person "
-                    + "with the approver role (R9.4).");
+                    + "with the approver role (R9.4). Bulk resumes count their events, and a parked event resumed "
+                    + "alone or its content changed counts as one: above it, they wait for the approver too, who "
+                    + "sees a content change as a diff.");
     public static final Setting REPLAY_RATE = Setting.integer("outbox.replay.rate-per-second", REPLAY, 100, 1,
             100_000, "Replayed events come due this many per second, so a big replay never floods the brokers or "
                     + "the consumers (R6.5).");
     public static final Setting REPLAY_MAX_EVENTS = Setting.integer("outbox.replay.max-events", REPLAY, 10_000, 1,
             1_000_000, "The largest replay one request may select; split bigger ones by time range.");
     public static final Setting REPLAY_APPROVAL_WINDOW = Setting.duration("outbox.replay.approval-window", REPLAY,
-            "PT24H", "The events one person replayed without a second approver in this window count with each new "
-                    + "request against the threshold, so splitting a big replay does not dodge the approval.");
+            "PT24H", "The events one person replayed, resumed or changed without a second approver in this window "
+                    + "count with each new request against the threshold, so splitting a big replay, or resuming "
+                    + "events one at a time, does not dodge the approval.");
 
     // ---- tests only
 

@@ -89,7 +89,8 @@ public interface Dialect {
             Map.entry(9, "SELECT trace_state FROM outbox_event WHERE 1 = 0"),
             Map.entry(10, "SELECT reason FROM inbox_skip WHERE 1 = 0"),
             Map.entry(11, "SELECT previous_version FROM inbox_waiting WHERE 1 = 0"),
-            Map.entry(12, "SELECT accepted_by FROM outbox_event WHERE 1 = 0"))));
+            Map.entry(12, "SELECT accepted_by FROM outbox_event WHERE 1 = 0"),
+            Map.entry(13, "SELECT schema_version_before FROM outbox_content_change WHERE 1 = 0"))));
 
     /** Reads what the latest schema script adds: fails where the schema is older ({@link #schemaScripts}). */
     String LATEST_SCHEMA_PROBE = SCHEMA_PROBES.lastEntry().getValue();
@@ -114,7 +115,8 @@ public interface Dialect {
                 folder + "V9__trace_context.sql",
                 folder + "V10__inbox_waiting_conflicts_and_skips.sql",
                 folder + "V11__previous_versions.sql",
-                folder + "V12__accepted_by.sql");
+                folder + "V12__accepted_by.sql",
+                folder + "V13__content_change_requests.sql");
     }
 
     /**

@@ -89,6 +89,12 @@ public final class OutboxRows {
 
     public static final String EVENT_BY_ID = "SELECT " + EVENT_COLUMNS + " FROM outbox_event WHERE event_id = ?";
 
+    /**
+     * R9.4: one event, its row locked until the transaction ends, so an approved content change compares and replaces
+     * the body with no other change between (two people's fixes of one event never both pass the comparison).
+     */
+    public static final String EVENT_BY_ID_FOR_UPDATE = EVENT_BY_ID + " FOR UPDATE";
+
     /** R6.6: parked rows oldest first, on the parked-rows index; the payload is fetched per event, not listed. */
     public static final String PARKED_PAGE = "SELECT " + LISTED_COLUMNS + " FROM outbox_event WHERE state = 'PARKED' ORDER BY created_at, event_id FETCH FIRST ? ROWS ONLY";
 

@@ -17,7 +17,8 @@ import java.util.UUID;
 
 /**
  * Replay requests and their approval ({@code outbox_replay_request}, {@code outbox_replay_event},
- * {@code outbox_replay_requester}; R9.4), and what a replay's dry run shows of the consumers that share this
+ * {@code outbox_replay_requester}, and {@code outbox_content_change} for a request that changes a parked event's
+ * content; R9.4), and what a replay's dry run shows of the consumers that share this
  * database. Everything runs in the caller's transaction.
  */
 @ApplicationScoped
@@ -28,8 +29,28 @@ public class ReplayRequests {
                           int eventCount, String decidedBy, OffsetDateTime decidedAt) {
     }
 
+    /**
+     * A content change of one parked event, asked for with a request (R6.6, R9.4): the body and schema version it was
+     * asked against and the ones it puts in their place. A body is a JSON text or a reference, never both.
+     */
+    public record ContentChange(UUID eventId, String payloadBefore, String payloadRefBefore, int schemaVersionBefore,
+                                String payload, String payloadRef, int schemaVersion) {
+    }
+
     @Inject
     OutboxDataSource database;
+
+    /** R9.4: a content change stored with its request, so an approval applies exactly what the approver was shown. */
+    static final String CONTENT_CHANGE_INSERT = "INSERT INTO outbox_content_change (request_id, event_id, payload_before,"
+            + " payload_ref_before, schema_version_before, payload, payload_ref, schema_version)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+
+    /** R6.3: once decided, a change's bodies are no longer kept here (the event has its own, the audit fingerprints). */
+    static final String CONTENT_CHANGE_DELETE = "DELETE FROM outbox_content_change WHERE request_id = ?";
+
+    static final String CONTENT_CHANGE_BY_REQUEST = "SELECT event_id, payload_before, payload_ref_before,"
+            + " schema_version_before, payload, payload_ref, schema_version FROM outbox_content_change"
+            + " WHERE request_id = ?";
 
     static final String REPLAY_REQUEST_INSERT = "INSERT INTO outbox_replay_request (request_id, requested_at, requested_by, reason,"
             + " selection, event_count, state) VALUES (?, ?, ?, ?, ?, ?, 'AWAITING_APPROVAL')";
@@ -118,6 +139,53 @@ public class ReplayRequests {
             }
             return null;
         }, () -> "cannot store replay request " + requestId);
+    }
+
+    /** Stores the content change a request asks for (in the caller's transaction, with the request). */
+    public void insertContentChange(UUID requestId, ContentChange change) {
+        database.onConnection(connection -> {
+            try (PreparedStatement insert = connection.prepareStatement(CONTENT_CHANGE_INSERT)) {
+                insert.setObject(1, requestId);
+                insert.setObject(2, change.eventId());
+                insert.setString(3, change.payloadBefore());
+                insert.setString(4, change.payloadRefBefore());
+                insert.setInt(5, change.schemaVersionBefore());
+                insert.setString(6, change.payload());
+                insert.setString(7, change.payloadRef());
+                insert.setInt(8, change.schemaVersion());
+                insert.executeUpdate();
+            }
+            return null;
+        }, () -> "cannot store the content change of request " + requestId);
+    }
+
+    /** Forgets a decided request's content change (its bodies before and after). */
+    public void forgetContentChange(UUID requestId) {
+        database.onConnection(connection -> {
+            try (PreparedStatement delete = connection.prepareStatement(CONTENT_CHANGE_DELETE)) {
+                delete.setObject(1, requestId);
+                delete.executeUpdate();
+            }
+            return null;
+        }, () -> "cannot forget the content change of request " + requestId);
+    }
+
+    /** The content change a request asks for; empty for a request that changes no content. */
+    public Optional<ContentChange> contentChange(UUID requestId) {
+        return database.onConnection(connection -> {
+            try (PreparedStatement select = connection.prepareStatement(CONTENT_CHANGE_BY_REQUEST)) {
+                select.setObject(1, requestId);
+                try (ResultSet rs = select.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.<ContentChange>empty();
+                    }
+                    return Optional.of(new ContentChange(rs.getObject("event_id", UUID.class),
+                            rs.getString("payload_before"), rs.getString("payload_ref_before"),
+                            rs.getInt("schema_version_before"), rs.getString("payload"), rs.getString("payload_ref"),
+                            rs.getInt("schema_version")));
+                }
+            }
+        }, () -> "cannot read the content change of request " + requestId);
     }
 
     /** The exact events stored with a request, in their order; empty for requests older than schema V5. */

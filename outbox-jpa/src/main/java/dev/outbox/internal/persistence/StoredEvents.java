@@ -35,8 +35,14 @@ public class StoredEvents {
     }
 
     public Optional<StoredEvent> find(UUID eventId) {
-        return database.onConnection(connection -> find(connection, eventId),
+        return database.onConnection(connection -> find(connection, OutboxRows.EVENT_BY_ID, eventId),
                 () -> "cannot read outbox event " + eventId);
+    }
+
+    /** One event, its row locked until the caller's transaction ends ({@link OutboxRows#EVENT_BY_ID_FOR_UPDATE}). */
+    public Optional<StoredEvent> findLocked(UUID eventId) {
+        return database.onConnection(connection -> find(connection, OutboxRows.EVENT_BY_ID_FOR_UPDATE, eventId),
+                () -> "cannot lock outbox event " + eventId);
     }
 
     /** Parked events, oldest first, without bodies. */
@@ -62,7 +68,7 @@ public class StoredEvents {
         return database.onConnection(connection -> {
             List<Optional<StoredEvent>> found = new ArrayList<>();
             for (UUID eventId : eventIds) {
-                found.add(find(connection, eventId));
+                found.add(find(connection, OutboxRows.EVENT_BY_ID, eventId));
             }
             return found;
         }, () -> "cannot read the events of a replay selection");
@@ -117,8 +123,8 @@ public class StoredEvents {
         return database.onConnection(Sql::clock, () -> "cannot read the database's clock");
     }
 
-    private static Optional<StoredEvent> find(Connection connection, UUID eventId) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(OutboxRows.EVENT_BY_ID)) {
+    private static Optional<StoredEvent> find(Connection connection, String sql, UUID eventId) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(sql)) {
             select.setObject(1, eventId);
             try (ResultSet rs = select.executeQuery()) {
                 return rs.next() ? Optional.of(StoredEvent.read(rs)) : Optional.empty();

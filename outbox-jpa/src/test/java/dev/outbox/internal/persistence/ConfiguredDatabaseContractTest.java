@@ -26,7 +26,7 @@ import java.util.List;
 public class ConfiguredDatabaseContractTest extends DialectContract {
 
     /** Every table of the schema scripts, children first. */
-    static final List<String> TABLES = List.of("outbox_replay_event", "outbox_replay_request",
+    static final List<String> TABLES = List.of("outbox_content_change", "outbox_replay_event", "outbox_replay_request",
             "outbox_replay_requester", "outbox_audit", "inbox_hold", "inbox_high_water", "side_effect",
             "processed_event", "outbox_event");
 

@@ -732,6 +732,79 @@ public abstract class DialectContract {
         }
     }
 
+    /**
+     * Issue 42 item 1: a content change is a request like a replay: stored with the body before and after (a JSON text
+     * or a reference, either way), read back exactly, and once executed by its requester alone it counts against the
+     * person's approval threshold like a re-send; waiting, or decided by somebody else, it does not.
+     */
+    @Test
+    void aContentChangeIsStoredWithItsRequestAndCountsAgainstTheRequestersThreshold() {
+        ReplayRequests requests = new ReplayRequests();
+        requests.database = OutboxDataSource.over(connection, dialect());
+        OffsetDateTime now = OffsetDateTime.now(java.time.ZoneOffset.UTC).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        String person = "changer-" + UUID.randomUUID();
+        UUID eventId = UUID.randomUUID();
+        UUID byBody = UUID.randomUUID();
+        UUID byReference = UUID.randomUUID();
+        String before = "{\"note\":\"" + "n".repeat(70_000) + " \u00e9\u20ac\uD83D\uDE00\"}";
+        requests.insert(byBody, now, person, "shorten", "fix:" + eventId, List.of(eventId));
+        requests.insertContentChange(byBody, new ReplayRequests.ContentChange(eventId, before, null, 1,
+                "{\"note\":\"short\"}", null, 2));
+        requests.insert(byReference, now, person, "move out", "fix:" + eventId, List.of(eventId));
+        requests.insertContentChange(byReference, new ReplayRequests.ContentChange(eventId, null,
+                "https://bodies.example/1", 2, null, "https://bodies.example/2", 2));
+
+        assertEquals(new ReplayRequests.ContentChange(eventId, before, null, 1, "{\"note\":\"short\"}", null, 2),
+                requests.contentChange(byBody).orElseThrow(), "the change reads back exactly, a 70 KB body included");
+        assertEquals(new ReplayRequests.ContentChange(eventId, null, "https://bodies.example/1", 2, null,
+                "https://bodies.example/2", 2), requests.contentChange(byReference).orElseThrow());
+        assertTrue(requests.contentChange(UUID.randomUUID()).isEmpty(), "a request without a change has none");
+        assertEquals(List.of(eventId), requests.events(byBody));
+
+        assertEquals(0, requests.replayedWithoutApproval(person, now.minusMinutes(1)), "waiting requests count nothing");
+        assertTrue(requests.decide(byBody, "EXECUTED", person, now));
+        assertTrue(requests.decide(byReference, "EXECUTED", "somebody-else", now));
+        assertFalse(requests.decide(byBody, "REJECTED", person, now), "a request is decided once");
+        assertEquals(1, requests.replayedWithoutApproval(person, now.minusMinutes(1)),
+                "the change its requester executed alone counts; the one a second person approved does not");
+        assertEquals(0, requests.replayedWithoutApproval(person, now.plusMinutes(1)), "outside the window: nothing");
+        requests.forgetContentChange(byBody);
+        assertTrue(requests.contentChange(byBody).isEmpty(), "a decided change's bodies are not kept");
+        assertTrue(requests.contentChange(byReference).isPresent(), "another request's change stays");
+    }
+
+    /**
+     * Issue 42 item 1 (R9.4): an approved content change reads the event with its row locked, compares the body with
+     * the one it was asked against and replaces it; another change of the event, which reads it the same way, waits
+     * until that transaction ends and then reads the changed body, so two people's changes never both pass the
+     * comparison. (A bare update behind the lock can deadlock on MariaDB, whose update may lock a secondary index
+     * first: every change reads the row locked before it writes.)
+     */
+    @Test
+    void aLockedReadOfAnEventHoldsOffAnotherChangeUntilItsTransactionEnds() throws Exception {
+        UUID id = RecordedRow.pending("Order", "a", 1, "T").parked().insert(connection);
+        try (Connection first = connect(); Connection second = connect()) {
+            first.setAutoCommit(false);
+            second.setAutoCommit(false);
+            StoredEvents mine = new StoredEvents(OutboxDataSource.over(first, dialect()));
+            assertEquals(id, mine.findLocked(id).orElseThrow().eventId());
+            StoredEvents theirs = new StoredEvents(OutboxDataSource.over(second, dialect()));
+            CompletableFuture<String> change = CompletableFuture.supplyAsync(() -> {
+                String seen = theirs.findLocked(id).orElseThrow().payload();
+                assertTrue(theirs.fixParked(id, "{\"theirs\":true}", null, 2));
+                return seen;
+            });
+            Thread.sleep(500);
+            assertFalse(change.isDone(), "another change of the event waits for the locked read's transaction");
+            assertTrue(mine.fixParked(id, "{\"mine\":true}", null, 2));
+            first.commit();
+            assertEquals("{\"mine\":true}", change.get(10, TimeUnit.SECONDS),
+                    "the waiting change goes on once the first transaction ended, and reads the body it left");
+            second.commit();
+        }
+        assertEquals("{\"theirs\":true}", scalar("SELECT payload FROM outbox_event WHERE event_id = ?", id));
+    }
+
     @Test
     void anotherPersonsReplayRequestDoesNotWait() throws Exception {
         try (Connection first = connect(); Connection second = connect()) {
@@ -933,23 +1006,35 @@ public abstract class DialectContract {
             }
             assertFalse(pauses.isEmpty(), "it gave up at least once and tried again");
         }
-        try (PreparedStatement probe = connection.prepareStatement(Dialect.LATEST_SCHEMA_PROBE)) {
-            probe.executeQuery().close(); // the latest version is there again
+        try (PreparedStatement probe = connection.prepareStatement("SELECT " + droppedColumn
+                + " FROM outbox_event WHERE 1 = 0")) {
+            probe.executeQuery().close(); // the column is there again
         }
     }
 
-    /** The latest schema script, with the column it adds to outbox_event dropped first so that it has work to do. */
+    /** The column {@link #withoutTheLatestColumn} dropped. */
+    private String droppedColumn;
+
+    /**
+     * The latest schema script that adds a column to outbox_event (an ALTER TABLE that waits for its lock), with that
+     * column dropped first so that it has work to do. Scripts are idempotent, so running it alone again is safe.
+     */
     private SqlScript withoutTheLatestColumn() throws SQLException {
         List<String> scripts = dialect().schemaScripts();
-        SqlScript latest = SqlScript.load(scripts.get(scripts.size() - 1), getClass().getClassLoader());
-        java.util.regex.Matcher column = java.util.regex.Pattern.compile(
-                "^ALTER TABLE outbox_event ADD COLUMN IF NOT EXISTS (\\w+)").matcher(latest.statements().get(0));
-        assertTrue(column.find(), "these cases need a latest script that begins by adding a column to outbox_event"
-                + " (an ALTER TABLE that waits for its lock); this one begins: " + latest.statements().get(0));
-        try (var drop = connection.createStatement()) {
-            drop.execute("ALTER TABLE outbox_event DROP COLUMN " + column.group(1));
+        java.util.regex.Pattern addsAColumn = java.util.regex.Pattern.compile(
+                "^ALTER TABLE outbox_event ADD COLUMN IF NOT EXISTS (\\w+)");
+        for (int i = scripts.size() - 1; i >= 0; i--) {
+            SqlScript script = SqlScript.load(scripts.get(i), getClass().getClassLoader());
+            java.util.regex.Matcher column = addsAColumn.matcher(script.statements().get(0));
+            if (column.find()) {
+                droppedColumn = column.group(1);
+                try (var drop = connection.createStatement()) {
+                    drop.execute("ALTER TABLE outbox_event DROP COLUMN " + droppedColumn);
+                }
+                return script;
+            }
         }
-        return latest;
+        throw new AssertionError("these cases need a schema script that begins by adding a column to outbox_event");
     }
 
     /** A transaction that has read outbox_event and stays open: its lock keeps an ALTER TABLE waiting. */

@@ -1,18 +1,17 @@
 package dev.outbox.internal.ops.repair;
 
-import dev.outbox.InvalidEventException;
-import dev.outbox.OutboxEvent;
-import dev.outbox.internal.config.OutboxSettings;
 import dev.outbox.internal.ops.AdminRefusal;
 import dev.outbox.internal.ops.OperatorRoles;
 import dev.outbox.internal.ops.audit.AuditTrail;
+import dev.outbox.internal.ops.replay.ContentDiff;
+import dev.outbox.internal.ops.replay.Replay;
+import dev.outbox.internal.ops.replay.ReplayDecision;
 import dev.outbox.internal.persistence.StoredEvent;
 import dev.outbox.internal.persistence.StoredEvents;
-import dev.outbox.internal.protocol.Resend;
-import dev.outbox.internal.record.EventValidation;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.DeclareRoles;
 import jakarta.annotation.security.RolesAllowed;
+import jakarta.ejb.EJB;
 import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -20,10 +19,6 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 
@@ -31,7 +26,8 @@ import java.util.UUID;
  * The repair entry for parked events (R6.6): list them with why they parked, fix a body or schema version,
  * resume with the same event id. A repair never copies the event into a new one, so the failure evidence
  * (attempts, last error class, the audit trail) stays with the event id consumers will see. Each action is one
- * transaction with its audit entry.
+ * transaction with its audit entry. A fix and a resume are requests of the two-person rule ({@link Replay}): one
+ * person's re-sends and content changes count together against the approval threshold (R9.4).
  */
 @Stateless
 @DeclareRoles({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
@@ -44,8 +40,8 @@ public class ParkedEvents {
     @Inject
     StoredEvents events;
 
-    @Inject
-    OutboxSettings settings;
+    @EJB
+    Replay replay;
 
     @Inject
     AuditTrail audit;
@@ -62,88 +58,44 @@ public class ParkedEvents {
     public StoredEvent show(UUID eventId) {
         StoredEvent event = find(eventId);
         audit.record(actor(), "PAYLOAD_READ", eventId, null, event.describe() + " in state " + event.state()
-                + "; body " + fingerprint(event.payload(), event.payloadRef()));
+                + "; body " + ContentDiff.fingerprint(event.payload(), event.payloadRef()));
         return event;
     }
 
     /**
-     * Replaces the body (a JSON object, or a reference to an immutable resource) and the schema version of a
-     * parked event, checked by the rules every recorded event meets. The event stays parked until resumed. Refused
-     * for an event a broker already took (one transport of its route accepted it, or it was delivered once before a
-     * replay parked it): that broker's consumers may have applied the old body and would absorb the new one as a
-     * duplicate, so one event id would carry two contents (R6.6).
+     * What became of a repair or resume: done now ({@code event} as it is after it), or waiting for a second person
+     * ({@code request} AWAITING_APPROVAL, R9.4).
+     */
+    public record Outcome(ReplayDecision request, StoredEvent event) {
+
+        public boolean awaitsApproval() {
+            return request.state().equals("AWAITING_APPROVAL");
+        }
+    }
+
+    /**
+     * Replaces the body (a JSON object, or a reference to an immutable resource) and the schema version of a parked
+     * event; it stays parked until resumed. Under the two-person rule and refused once a broker took the event
+     * ({@link Replay#requestFix}).
      */
     @RolesAllowed(OperatorRoles.OPERATOR)
-    public StoredEvent fix(UUID eventId, String payload, URI payloadRef, int schemaVersion,
-                           String reason) {
-        AdminRefusal.requireReason(reason);
-        StoredEvent before = requireParked(find(eventId));
-        if (before.reachedABroker()) {
-            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " was already taken by "
-                    + (before.acceptedBy().isEmpty() ? "its broker (it was delivered before a replay parked it)"
-                    : String.join(" and ", before.acceptedBy()) + " (or may have been: an unknown outcome counts)")
-                    + ": consumers there may have applied this body, and a changed body would give one event id"
-                    + " two contents (R6.6). Resume it unchanged (those consumers absorb the re-send), or leave it"
-                    + " parked and record a compensating event under a new id");
-        }
-        OutboxEvent fixed = new OutboxEvent(before.aggregateType(), before.aggregateId(),
-                before.aggregateVersion(), before.eventType(), schemaVersion, payload, payloadRef);
-        try {
-            new EventValidation(settings.maxPayloadBytes()).check(fixed);
-        } catch (InvalidEventException e) {
-            throw new AdminRefusal(AdminRefusal.Kind.INVALID, e.getMessage());
-        }
-        String reference = payloadRef == null ? null : payloadRef.toString();
-        if (!new Resend(events).fix(eventId, payload, reference, schemaVersion)) {
-            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile, or a"
-                    + " broker took it meanwhile");
-        }
-        audit.record(actor(), "PARKED_FIXED", eventId, null, "reason: " + reason + "; parked after "
-                + before.lastErrorClass() + " at attempt " + before.attempts() + "; body before "
-                + fingerprint(before.payload(), before.payloadRef()) + " schema " + before.schemaVersion()
-                + "; body now " + fingerprint(payload, reference) + " schema " + schemaVersion);
-        return find(eventId);
+    public Outcome fix(UUID eventId, String payload, URI payloadRef, int schemaVersion, String reason) {
+        return outcome(eventId, replay.requestFix(eventId, payload, payloadRef, schemaVersion, reason));
     }
 
-    /** Puts a parked event back in line with its event id, due now (R6.6). */
+    /** Puts a parked event back in line with its event id, due now (R6.6), under the two-person rule (R9.4). */
     @RolesAllowed(OperatorRoles.OPERATOR)
-    public StoredEvent resume(UUID eventId, String reason) {
-        AdminRefusal.requireReason(reason);
-        StoredEvent before = requireParked(find(eventId));
-        if (!new Resend(events).resume(eventId)) {
-            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile");
-        }
-        audit.record(actor(), "PARKED_RESUMED", eventId, null, "reason: " + reason + "; " + before.describe()
-                + " parked after " + before.lastErrorClass() + "; body " + fingerprint(before.payload(),
-                before.payloadRef()) + " schema " + before.schemaVersion());
-        return find(eventId);
+    public Outcome resume(UUID eventId, String reason) {
+        return outcome(eventId, replay.requestResume(eventId, reason));
     }
 
-    private static StoredEvent requireParked(StoredEvent event) {
-        if (!"PARKED".equals(event.state())) {
-            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + event.eventId() + " is " + event.state()
-                    + ", not PARKED: only parked events are repaired or resumed");
-        }
-        return event;
+    private Outcome outcome(UUID eventId, ReplayDecision request) {
+        return new Outcome(request, find(eventId));
     }
 
     private StoredEvent find(UUID eventId) {
         return events.find(eventId).orElseThrow(() -> new AdminRefusal(AdminRefusal.Kind.NOT_FOUND, "no outbox event "
                 + eventId + " (never recorded, or deleted by cleanup after its retention)"));
-    }
-
-    /** Evidence of a body without the body (R6.3): its size and SHA-256, or the reference. */
-    static String fingerprint(String payload, String payloadRef) {
-        if (payload == null) {
-            return "reference " + payloadRef;
-        }
-        byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
-        try {
-            return bytes.length + " bytes sha256:" + HexFormat.of().formatHex(
-                    MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     private String actor() {

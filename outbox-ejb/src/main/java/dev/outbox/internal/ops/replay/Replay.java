@@ -1,6 +1,8 @@
 package dev.outbox.internal.ops.replay;
 
+import dev.outbox.InvalidEventException;
 import dev.outbox.OutboxEvent;
+import dev.outbox.internal.config.OutboxSettings;
 import dev.outbox.internal.ops.AdminRefusal;
 import dev.outbox.internal.ops.OperatorRoles;
 import dev.outbox.internal.ops.audit.AuditTrail;
@@ -10,6 +12,7 @@ import dev.outbox.internal.persistence.StoredEvent;
 import dev.outbox.internal.persistence.StoredEvents;
 import dev.outbox.internal.protocol.Resend;
 import dev.outbox.internal.publish.Publisher;
+import dev.outbox.internal.record.EventValidation;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.DeclareRoles;
 import jakarta.annotation.security.RolesAllowed;
@@ -22,6 +25,7 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
+import java.net.URI;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -41,6 +45,11 @@ import java.util.UUID;
  * replay of more than {@code outbox.replay.approval-threshold} events waits for a second, different person with
  * the approver role; the re-sends come due at {@code outbox.replay.rate-per-second}. Every request, approval,
  * rejection and replayed event is audited.
+ *
+ * <p>The same two-person rule covers a parked event resumed alone ({@link #requestResume}) and a parked event's content
+ * changed ({@link #requestFix}): each counts as one event with the person's replays, so N single resumes need the
+ * second person a bulk resume of N would, and above the threshold a content change waits for an approver who is shown
+ * it as a diff ({@link #show}) and whose approval applies exactly that change.
  *
  * <p>Re-executing a business action on purpose is not a replay: that is a new command with its own event id.
  */
@@ -66,6 +75,9 @@ public class Replay {
     @Inject
     ReplayRequests requests;
 
+    @Inject
+    OutboxSettings outboxSettings;
+
     /** What the replay would do; changes nothing. */
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
@@ -86,10 +98,9 @@ public class Replay {
         String actor = caller.getCallerPrincipal().getName();
         ReplaySettings settings = settings();
         UUID requestId = UUID.randomUUID();
-        // R9.4: a parallel request of the same person waits here until this one committed, then counts it.
-        requests.lockRequester(actor);
-        OffsetDateTime now = events.clock();
-        long recently = requests.replayedWithoutApproval(actor, now.minus(settings.approvalWindow()));
+        Admission admission = admit(actor, 0, settings);
+        OffsetDateTime now = admission.now();
+        long recently = admission.recently();
         ReplayPlan plan = plan(selection, settings, recently);
         if (plan.events() == 0) {
             throw new AdminRefusal(AdminRefusal.Kind.INVALID, "the selection holds no "
@@ -127,9 +138,170 @@ public class Replay {
             throw new IllegalStateException("replay " + requestId + " stored " + stored.size() + " events for a"
                     + " request of " + waiting.eventCount());
         }
-        audit.record(approver, "REPLAY_APPROVED", null, requestId, "requested by " + waiting.requestedBy()
-                + " for " + waiting.eventCount() + " events");
-        return execute(requestId, ReplaySelection.parse(waiting.selection()), stored, approver, settings());
+        RequestKind kind = RequestKind.of(waiting.selection());
+        audit.record(approver, kind.audited("APPROVED"), kind == RequestKind.REPLAY ? null : stored.get(0), requestId,
+                "requested by " + waiting.requestedBy() + " for " + waiting.eventCount() + " events");
+        return switch (kind) {
+            case RESUME -> resumeOne(requestId, stored.get(0), waiting.requestedBy(), approver, waiting.reason());
+            case REPAIR -> applyChange(requestId, requests.contentChange(requestId).orElseThrow(
+                    () -> new IllegalStateException("repair request " + requestId + " stored no content change")),
+                    waiting.requestedBy(), approver, waiting.reason());
+            case REPLAY -> execute(requestId, ReplaySelection.parse(waiting.selection()), stored, approver, settings());
+        };
+    }
+
+    /**
+     * Resumes one parked event with its event id (R6.6): at once when, with what the caller re-sent and changed
+     * without a second approver over {@code outbox.replay.approval-window}, it stays within
+     * {@code outbox.replay.approval-threshold}; otherwise it waits for a second person (R9.4).
+     */
+    @RolesAllowed(OperatorRoles.OPERATOR)
+    public ReplayDecision requestResume(UUID eventId, String reason) {
+        AdminRefusal.requireReason(reason);
+        String actor = caller.getCallerPrincipal().getName();
+        requireParked(event(eventId));
+        UUID requestId = UUID.randomUUID();
+        Admission admission = admit(actor, 1, settings());
+        requests.insert(requestId, admission.now(), actor, reason, RequestKind.RESUME_PREFIX + eventId,
+                List.of(eventId));
+        if (!admission.approvalRequired()) {
+            return resumeOne(requestId, eventId, actor, actor, reason);
+        }
+        audit.record(actor, RequestKind.RESUME.audited("REQUESTED"), eventId, requestId, "reason: " + reason
+                + "; awaits a second approver (" + admission.why() + ")");
+        return find(requestId, 0);
+    }
+
+    /**
+     * Replaces the body (a JSON object, or a reference to an immutable resource) and the schema version of a parked
+     * event, checked by the rules every recorded event meets; the event stays parked until resumed (R6.6). Counted
+     * like a re-send (R9.4): above the threshold the change is stored with the body it was asked against and waits
+     * for a second person. Refused for an event a broker already took: that broker's consumers may have applied the
+     * old body and would absorb the new one as a duplicate, so one event id would carry two contents.
+     */
+    @RolesAllowed(OperatorRoles.OPERATOR)
+    public ReplayDecision requestFix(UUID eventId, String payload, URI payloadRef, int schemaVersion, String reason) {
+        AdminRefusal.requireReason(reason);
+        String actor = caller.getCallerPrincipal().getName();
+        StoredEvent before = requireParked(event(eventId));
+        ReplayRequests.ContentChange change = new ReplayRequests.ContentChange(eventId, before.payload(),
+                before.payloadRef(), before.schemaVersion(), payload,
+                payloadRef == null ? null : payloadRef.toString(), schemaVersion);
+        check(before, change);
+        UUID requestId = UUID.randomUUID();
+        Admission admission = admit(actor, 1, settings());
+        requests.insert(requestId, admission.now(), actor, reason, RequestKind.REPAIR_PREFIX + eventId,
+                List.of(eventId));
+        requests.insertContentChange(requestId, change);
+        if (!admission.approvalRequired()) {
+            return applyChange(requestId, change, actor, actor, reason);
+        }
+        audit.record(actor, RequestKind.REPAIR.audited("REQUESTED"), eventId, requestId, "reason: " + reason
+                + "; body now " + ContentDiff.fingerprint(before.payload(), before.payloadRef()) + " schema "
+                + before.schemaVersion() + "; asked " + ContentDiff.fingerprint(payload, change.payloadRef())
+                + " schema " + schemaVersion + "; awaits a second approver (" + admission.why() + ")");
+        return find(requestId, 0);
+    }
+
+    /** What one person may still do alone, decided under their requester lock (R9.4). */
+    private record Admission(OffsetDateTime now, long recently, int asked, ReplaySettings settings) {
+
+        boolean approvalRequired() {
+            return recently + asked > settings.approvalThreshold();
+        }
+
+        String why() {
+            return (recently + asked) + " events re-sent or changed without one within " + settings.approvalWindow()
+                    + ", more than " + settings.approvalThreshold();
+        }
+    }
+
+    private Admission admit(String actor, int asked, ReplaySettings settings) {
+        // R9.4: a parallel request of the same person waits here until this one committed, then counts it.
+        requests.lockRequester(actor);
+        OffsetDateTime now = events.clock();
+        return new Admission(now, requests.replayedWithoutApproval(actor, now.minus(settings.approvalWindow())), asked,
+                settings);
+    }
+
+    private ReplayDecision resumeOne(UUID requestId, UUID eventId, String requester, String actor, String reason) {
+        StoredEvent before = requireParked(event(eventId));
+        if (!new Resend(events).resume(eventId)) {
+            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + eventId + " left PARKED meanwhile");
+        }
+        audit.record(actor, "PARKED_RESUMED", eventId, requestId, "reason: " + reason + "; " + who(requester, actor)
+                + "; " + before.describe() + " parked after " + before.lastErrorClass() + "; body "
+                + ContentDiff.fingerprint(before.payload(), before.payloadRef()) + " schema " + before.schemaVersion());
+        decide(requestId, "EXECUTED", actor);
+        return find(requestId, 1);
+    }
+
+    /**
+     * Applies a content change to the body it was asked against and nothing else: a change approved after another
+     * one landed would silently undo it.
+     */
+    private ReplayDecision applyChange(UUID requestId, ReplayRequests.ContentChange change, String requester,
+                                       String actor, String reason) {
+        // Locked until this transaction ends: no other change lands between the comparison and the update.
+        StoredEvent before = requireParked(events.findLocked(change.eventId()).orElseThrow(() -> new AdminRefusal(
+                AdminRefusal.Kind.NOT_FOUND, "no outbox event " + change.eventId() + " (deleted by cleanup)")));
+        if (!java.util.Objects.equals(before.payload(), change.payloadBefore())
+                || !java.util.Objects.equals(before.payloadRef(), change.payloadRefBefore())
+                || before.schemaVersion() != change.schemaVersionBefore()) {
+            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + change.eventId() + " was changed since"
+                    + " request " + requestId + " asked to change it: reject the request and ask again");
+        }
+        check(before, change);
+        if (!new Resend(events).fix(change.eventId(), change.payload(), change.payloadRef(), change.schemaVersion())) {
+            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + change.eventId() + " left PARKED meanwhile,"
+                    + " or a broker took it meanwhile");
+        }
+        audit.record(actor, "PARKED_FIXED", change.eventId(), requestId, "reason: " + reason + "; "
+                + who(requester, actor) + "; parked after " + before.lastErrorClass() + " at attempt "
+                + before.attempts() + "; body before " + ContentDiff.fingerprint(before.payload(), before.payloadRef())
+                + " schema " + before.schemaVersion() + "; body now " + ContentDiff.fingerprint(change.payload(),
+                change.payloadRef()) + " schema " + change.schemaVersion());
+        decide(requestId, "EXECUTED", actor);
+        requests.forgetContentChange(requestId); // R6.3: bodies stay with the event only; the audit keeps fingerprints
+        return find(requestId, 0); // a change sends nothing
+    }
+
+    /** R6.6: the rules every recorded event meets, and one content per event id once a broker took it. */
+    private void check(StoredEvent before, ReplayRequests.ContentChange change) {
+        if (before.reachedABroker()) {
+            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + before.eventId() + " was already taken by "
+                    + (before.acceptedBy().isEmpty() ? "its broker (it was delivered before a replay parked it)"
+                    : String.join(" and ", before.acceptedBy()) + " (or may have been: an unknown outcome counts)")
+                    + ": consumers there may have applied this body, and a changed body would give one event id"
+                    + " two contents (R6.6). Resume it unchanged (those consumers absorb the re-send), or leave it"
+                    + " parked and record a compensating event under a new id");
+        }
+        OutboxEvent fixed = new OutboxEvent(before.aggregateType(), before.aggregateId(), before.aggregateVersion(),
+                before.eventType(), change.schemaVersion(), change.payload(),
+                change.payloadRef() == null ? null : URI.create(change.payloadRef()));
+        try {
+            new EventValidation(outboxSettings.maxPayloadBytes()).check(fixed);
+        } catch (InvalidEventException e) {
+            throw new AdminRefusal(AdminRefusal.Kind.INVALID, e.getMessage());
+        }
+    }
+
+    private static String who(String requester, String actor) {
+        return requester.equals(actor) ? "requested by " + requester + " alone, within the approval threshold"
+                : "requested by " + requester + ", approved by " + actor;
+    }
+
+    private static StoredEvent requireParked(StoredEvent event) {
+        if (!"PARKED".equals(event.state())) {
+            throw new AdminRefusal(AdminRefusal.Kind.CONFLICT, "event " + event.eventId() + " is " + event.state()
+                    + ", not PARKED: only parked events are repaired or resumed");
+        }
+        return event;
+    }
+
+    private StoredEvent event(UUID eventId) {
+        return events.find(eventId).orElseThrow(() -> new AdminRefusal(AdminRefusal.Kind.NOT_FOUND, "no outbox event "
+                + eventId + " (never recorded, or deleted by cleanup after its retention)"));
     }
 
     /** A second person turns a waiting replay down; nothing is sent. */
@@ -139,15 +311,31 @@ public class Replay {
         String approver = caller.getCallerPrincipal().getName();
         ReplayDecision waiting = awaiting(requestId, approver);
         decide(requestId, "REJECTED", approver);
-        audit.record(approver, "REPLAY_REJECTED", null, requestId, "reason: " + reason + "; requested by "
+        RequestKind kind = RequestKind.of(waiting.selection());
+        if (kind == RequestKind.REPAIR) {
+            requests.forgetContentChange(requestId);
+        }
+        audit.record(approver, kind.audited("REJECTED"), kind == RequestKind.REPLAY ? null
+                : requests.events(requestId).get(0), requestId, "reason: " + reason + "; requested by "
                 + waiting.requestedBy());
         return find(requestId, 0);
     }
 
-    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    /**
+     * One request; a content change's with what it changes (a diff of the body it was asked against and the body it
+     * puts in its place), so the approver decides on what they see (R9.4). Reading it reads bodies: audited (R6.3).
+     */
     @RolesAllowed({OperatorRoles.OPERATOR, OperatorRoles.APPROVER})
     public ReplayDecision show(UUID requestId) {
-        return find(requestId, 0);
+        ReplayDecision request = find(requestId, 0);
+        Optional<ReplayRequests.ContentChange> change = RequestKind.of(request.selection()) == RequestKind.REPAIR
+                ? requests.contentChange(requestId) : Optional.empty();
+        if (change.isEmpty()) {
+            return request; // not a content change, or one decided already: its bodies are gone, the audit has it
+        }
+        audit.record(caller.getCallerPrincipal().getName(), "PAYLOAD_READ", change.get().eventId(), requestId,
+                "the content change of request " + requestId + " (" + request.state() + ")");
+        return request.withChange(ContentDiff.of(change.get()));
     }
 
     /** The requests waiting for a second person (R9.4), oldest first. */
@@ -262,7 +450,7 @@ public class Replay {
     private static ReplayDecision decision(ReplayRequests.Request request, int replayed, Map<String, Long> progress) {
         return new ReplayDecision(request.requestId(), request.state(), request.requestedBy(), request.reason(),
                 request.selection(), request.eventCount(), request.decidedBy(), request.decidedAt(), replayed,
-                progress);
+                progress, null);
     }
 
     private static ReplaySettings settings() {

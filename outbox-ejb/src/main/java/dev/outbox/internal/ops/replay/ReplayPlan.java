@@ -15,8 +15,8 @@ import java.util.UUID;
  * @param consumers        consumer to the number of these events its inbox holds (from the first events)
  * @param sideEffects      "consumer/effect STATE" to count: external calls a consumer made for these events (R5.4)
  * @param sampled          how many of the events the consumer and side-effect figures were read from
- * @param approvalRequired more events than {@code outbox.replay.approval-threshold}, with what the caller replayed
- *                         without a second approver within {@code outbox.replay.approval-window}
+ * @param approvalRequired more events than {@code outbox.replay.approval-threshold}, with what the caller replayed,
+ *                         resumed or changed without a second approver within {@code outbox.replay.approval-window}
  * @param duration         how long the rate limit spreads the re-sends over
  */
 public record ReplayPlan(List<UUID> eventIds, Map<String, String> skipped, Map<String, Long> byEventType,
