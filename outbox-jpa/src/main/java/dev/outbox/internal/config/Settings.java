@@ -114,6 +114,11 @@ public final class Settings {
     public static final Setting JMS_CONNECTION_FACTORY = Setting.text("outbox.jms.connection-factory", JMS,
             "java:comp/DefaultJMSConnectionFactory", "The JNDI name of the connection factory the publisher sends "
                     + "with.");
+    public static final Setting JMS_REQUIRE_ASSURED_PERSISTENCE = Setting.flag(
+            "outbox.jms.require-assured-persistence", JMS, true, "On Open Liberty the publisher does not start when "
+                    + "its connection factory maps persistent messages to anything but AssuredPersistent (the "
+                    + "engine may discard an acknowledged message when it fails, R4.7). false only for a "
+                    + "measurement, never in production: then it warns (OUTBOX-3003).");
     public static final Setting JMS_MAX_MESSAGE_BYTES = Setting.integer("outbox.jms.max-message-bytes", JMS,
             1_048_576, 1, Integer.MAX_VALUE, "A larger message parks as MessageTooLarge instead of failing the "
                     + "batch.");

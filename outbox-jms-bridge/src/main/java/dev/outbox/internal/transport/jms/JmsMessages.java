@@ -16,6 +16,12 @@ public enum JmsMessages implements NumberedMessage {
     /** No JMS destination at the configured name; the events back off until the server config is repaired. */
     NO_DESTINATION(3002, Level.WARNING),
 
+    /** The publisher sends through a connection factory whose persistent messages may be lost (allowed by setting). */
+    PERSISTENCE_NOT_ASSURED(3003, Level.WARNING),
+
+    /** The connection factory does not say how it keeps persistent messages: what to keep on the broker. */
+    PERSISTENCE_UNKNOWN(3004, Level.INFO),
+
     /** An MDB got a message without the event id header: acknowledged without processing (not an outbox message). */
     NO_EVENT_ID(3101, Level.SEVERE),
 

@@ -13,6 +13,8 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -46,6 +48,15 @@ public class JmsTransport implements Transport {
         config = ConfigProvider.getConfig();
         maxMessageBytes = Settings.JMS_MAX_MESSAGE_BYTES.integer(this::setting);
         connectionFactory = Settings.JMS_CONNECTION_FACTORY.text(this::setting);
+        Object factory;
+        try {
+            factory = InitialContext.doLookup(connectionFactory);
+        } catch (NamingException e) {
+            return; // the first send names the missing factory (OUTBOX-3001) and retries until it is there
+        }
+        // R4.7: at the publisher's start, so a factory that may lose acknowledged messages stops the application
+        AssuredPersistence.require(connectionFactory, factory,
+                Settings.JMS_REQUIRE_ASSURED_PERSISTENCE.flag(this::setting));
     }
 
     @Override
