@@ -45,11 +45,22 @@ public final class Claims {
         return index;
     }
 
+    /** The statement {@link #withRuns} reads a claim's followers with: a dialect's, or {@link #followersOf}. */
+    @FunctionalInterface
+    public interface FollowersQuery {
+        /**
+         * @param heads how many strict heads it binds ({@code event_id IN (...)}), first
+         * @param limit the most rows any one head can add (the statement's last parameter bounds the whole answer)
+         */
+        String sql(int heads, int limit);
+    }
+
     /**
      * The undelivered versions after a claim's strict heads, lowest first per aggregate, for {@link #withRuns}: at
-     * most {@code limit} rows, on the undelivered-versions index.
+     * most {@code limit} rows, on the undelivered-versions index. H2's and MariaDB's; PostgreSQL reads them per head
+     * ({@link PostgreSqlDialect#followersOf}).
      */
-    public static String followersOf(int heads) {
+    public static String followersOf(int heads, int limit) {
         return "SELECT f.event_id, f.aggregate_type, f.aggregate_id, f.state, f.next_attempt_at, f.event_type"
                 + " FROM outbox_event f"
                 + " JOIN outbox_event h ON h.aggregate_type = f.aggregate_type AND h.aggregate_id = f.aggregate_id"
@@ -67,7 +78,8 @@ public final class Claims {
      * ({@link dev.outbox.internal.transport.StrictRuns}). Runs in the claim's transaction.
      */
     public static List<OutboundEvent> withRuns(Connection connection, ClaimRequest request, List<OutboundEvent> heads,
-                                        OffsetDateTime now, OffsetDateTime leaseUntil) throws SQLException {
+                                        OffsetDateTime now, OffsetDateTime leaseUntil, FollowersQuery followers)
+            throws SQLException {
         int room = request.limit() - heads.size();
         List<UUID> strictHeads = heads.stream().filter(e -> e.ordering() == dev.outbox.Ordering.STRICT)
                 .map(e -> e.id().value()).toList();
@@ -77,7 +89,7 @@ public final class Claims {
         Set<UUID> inBatch = new HashSet<>();
         heads.forEach(e -> inBatch.add(e.id().value()));
         List<UUID> run = new ArrayList<>();
-        try (PreparedStatement select = connection.prepareStatement(followersOf(strictHeads.size()))) {
+        try (PreparedStatement select = connection.prepareStatement(followers.sql(strictHeads.size(), room))) {
             for (int i = 0; i < strictHeads.size(); i++) {
                 select.setObject(i + 1, strictHeads.get(i));
             }

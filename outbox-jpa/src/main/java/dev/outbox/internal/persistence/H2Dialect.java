@@ -97,7 +97,7 @@ public final class H2Dialect implements Dialect {
                 try (ResultSet rs = read.executeQuery()) {
                     heads = Claims.readClaimed(rs, request);
                 }
-                return Claims.withRuns(connection, request, heads, now, leaseUntil);
+                return Claims.withRuns(connection, request, heads, now, leaseUntil, Claims::followersOf);
             }
         }
     }

@@ -112,7 +112,7 @@ public final class MariaDbDialect implements Dialect {
                 heads = Claims.readClaimed(rs, request);
             }
         }
-        return Claims.withRuns(connection, request, heads, now, leaseUntil);
+        return Claims.withRuns(connection, request, heads, now, leaseUntil, Claims::followersOf);
     }
 
     @Override

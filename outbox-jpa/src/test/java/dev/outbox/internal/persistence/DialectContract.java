@@ -467,6 +467,56 @@ public abstract class DialectContract {
         assertEquals(List.of("b@1"), versions(claim("p3", 10, Set.of("Noted"))), "b@3 waits behind b@2, which p2 holds");
     }
 
+    /**
+     * Issue 44: a claim whose heads leave room reads their followers from the heads, in a few pages, whatever the
+     * backlog. The shared statement let PostgreSQL walk the whole undelivered index in (aggregate, version) order
+     * until it met the heads' followers, in proportion to the backlog: the two-worker drain's collapse. Counted in
+     * buffers the plan touched, not in time.
+     */
+    @Test
+    void theFollowersOfAClaimsHeadsAreReadFromTheHeadsNotByWalkingTheBacklog() throws SQLException {
+        assumeTrue("postgresql".equals(dialect().name()), "PostgreSQL's planner; the others keep the shared statement");
+        try (var load = connection.createStatement()) {
+            // 40,000 undelivered versions of 2,000 aggregates, recorded round by round (every aggregate's v1, then v2)
+            load.execute("INSERT INTO outbox_event (" + RecordedRow.COLUMNS + ") SELECT gen_random_uuid(), 'Order',"
+                    + " 'a-' || (g % 2000), g / 2000 + 1, 'T', 1, '{}', NULL, now(), 'PENDING', 0, now(), 0, NULL"
+                    + " FROM generate_series(0, 39999) g");
+            load.execute("ANALYZE outbox_event");
+        }
+        // A short claim's 200 heads, of the aggregates that sort last: a walk in index order meets them at the end.
+        List<UUID> heads = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement("SELECT event_id FROM outbox_event"
+                + " WHERE aggregate_version = 1 ORDER BY aggregate_id DESC FETCH FIRST 200 ROWS ONLY");
+             ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                heads.add(rs.getObject(1, UUID.class));
+            }
+        }
+        String plan;
+        try (PreparedStatement explain = connection.prepareStatement("EXPLAIN (ANALYZE, BUFFERS) "
+                + PostgreSqlDialect.followersOf(heads.size(), 300))) {
+            for (int i = 0; i < heads.size(); i++) {
+                explain.setObject(i + 1, heads.get(i));
+            }
+            explain.setInt(heads.size() + 1, 500);
+            StringBuilder lines = new StringBuilder();
+            try (ResultSet rs = explain.executeQuery()) {
+                while (rs.next()) {
+                    lines.append(rs.getString(1)).append('\n');
+                }
+            }
+            plan = lines.toString();
+        }
+        java.util.regex.Matcher buffers = java.util.regex.Pattern.compile("Buffers: shared hit=(\\d+)(?: read=(\\d+))?")
+                .matcher(plan);
+        assertTrue(buffers.find(), plan);
+        long touched = Long.parseLong(buffers.group(1)) + (buffers.group(2) == null ? 0 : Long.parseLong(buffers.group(2)));
+        // Read from the heads: 200 key lookups and 200 short index ranges with their rows, some 5,000 pages; a walk
+        // of the undelivered index probes a row of each of the 40,000 entries it passes.
+        assertTrue(touched < 15_000, "the followers of 200 heads took " + touched + " buffers: the plan walks the"
+                + " backlog\n" + plan);
+    }
+
     // --- The inbox (R5.1, R5.7) ----------------------------------------------------------------------------------
 
     @Test
