@@ -50,15 +50,16 @@ public final class Claims {
     public interface FollowersQuery {
         /**
          * @param heads how many strict heads it binds ({@code event_id IN (...)}), first
-         * @param limit the most rows any one head can add (the statement's last parameter bounds the whole answer)
+         * @param limit the most rows one head's range may answer: the run's room plus the batch's rows the walk skips
+         *              there (a statement may ignore it; its last parameter bounds the whole answer)
          */
         String sql(int heads, int limit);
     }
 
     /**
      * The undelivered versions after a claim's strict heads, lowest first per aggregate, for {@link #withRuns}: at
-     * most {@code limit} rows, on the undelivered-versions index. H2's and MariaDB's; PostgreSQL reads them per head
-     * ({@link PostgreSqlDialect#followersOf}).
+     * most as many rows as its last parameter, on the undelivered-versions index ({@code limit} is not used). H2's and
+     * MariaDB's; PostgreSQL reads them per head ({@link PostgreSqlDialect#followersOf}).
      */
     public static String followersOf(int heads, int limit) {
         return "SELECT f.event_id, f.aggregate_type, f.aggregate_id, f.state, f.next_attempt_at, f.event_type"
@@ -89,7 +90,10 @@ public final class Claims {
         Set<UUID> inBatch = new HashSet<>();
         heads.forEach(e -> inBatch.add(e.id().value()));
         List<UUID> run = new ArrayList<>();
-        try (PreparedStatement select = connection.prepareStatement(followers.sql(strictHeads.size(), room))) {
+        // Per head, room plus the batch's other heads: those the walk skips (independent versions of the same
+        // aggregate, the only ones that can sit in a strict head's range) must not use up what the run may take.
+        int perHead = room + heads.size() - strictHeads.size();
+        try (PreparedStatement select = connection.prepareStatement(followers.sql(strictHeads.size(), perHead))) {
             for (int i = 0; i < strictHeads.size(); i++) {
                 select.setObject(i + 1, strictHeads.get(i));
             }

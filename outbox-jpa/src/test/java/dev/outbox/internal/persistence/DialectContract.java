@@ -468,6 +468,19 @@ public abstract class DialectContract {
     }
 
     /**
+     * Issue 44 (a review of the first PostgreSQL followers statement): the batch's own independent versions of a strict
+     * aggregate do not use up its run. With a limit of 3, a@1 and the independent a@2 are heads and a@3 follows.
+     */
+    @Test
+    void aRunIsNotShortenedByTheBatchsOwnIndependentVersionsOfTheAggregate() throws SQLException {
+        pending("a", 1, "Placed");
+        pending("a", 2, "Noted");
+        pending("a", 3, "Placed");
+        assertEquals(List.of("a@1", "a@2", "a@3"), versions(claim("p1", 3, Set.of("Noted"))).stream().sorted()
+                .toList(), "a@3 follows a@1 in the same claim; a@2, a head of its own, takes no room from the run");
+    }
+
+    /**
      * Issue 44: a claim whose heads leave room reads their followers from the heads, in a few pages, whatever the
      * backlog. The shared statement let PostgreSQL walk the whole undelivered index in (aggregate, version) order
      * until it met the heads' followers, in proportion to the backlog: the two-worker drain's collapse. Counted in
@@ -478,7 +491,7 @@ public abstract class DialectContract {
         assumeTrue("postgresql".equals(dialect().name()), "PostgreSQL's planner; the others keep the shared statement");
         try (var load = connection.createStatement()) {
             // 40,000 undelivered versions of 2,000 aggregates, recorded round by round (every aggregate's v1, then v2)
-            load.execute("INSERT INTO outbox_event (" + RecordedRow.COLUMNS + ") SELECT gen_random_uuid(), 'Order',"
+            load.execute("INSERT INTO outbox_event (" + RecordedRow.COLUMNS + ") SELECT md5(g::text)::uuid, 'Order',"
                     + " 'a-' || (g % 2000), g / 2000 + 1, 'T', 1, '{}', NULL, now(), 'PENDING', 0, now(), 0, NULL"
                     + " FROM generate_series(0, 39999) g");
             load.execute("ANALYZE outbox_event");
@@ -507,10 +520,14 @@ public abstract class DialectContract {
             }
             plan = lines.toString();
         }
-        java.util.regex.Matcher buffers = java.util.regex.Pattern.compile("Buffers: shared hit=(\\d+)(?: read=(\\d+))?")
-                .matcher(plan);
-        assertTrue(buffers.find(), plan);
-        long touched = Long.parseLong(buffers.group(1)) + (buffers.group(2) == null ? 0 : Long.parseLong(buffers.group(2)));
+        // The top node's line is the first "Buffers:" line: its hits and reads, either of which may be left out.
+        String top = plan.lines().filter(line -> line.trim().startsWith("Buffers:")).findFirst().orElseThrow(
+                () -> new AssertionError("no buffer counts in\n" + plan));
+        long touched = 0;
+        java.util.regex.Matcher count = java.util.regex.Pattern.compile("(?:hit|read)=(\\d+)").matcher(top);
+        while (count.find()) {
+            touched += Long.parseLong(count.group(1));
+        }
         // Read from the heads: 200 key lookups and 200 short index ranges with their rows, some 5,000 pages; a walk
         // of the undelivered index probes a row of each of the 40,000 entries it passes.
         assertTrue(touched < 15_000, "the followers of 200 heads took " + touched + " buffers: the plan walks the"
