@@ -3,12 +3,11 @@ package dev.outbox.it.adoption;
 import dev.outbox.it.support.CrashServer;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.LibertyProcess;
+import dev.outbox.it.support.ServerLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,11 +70,6 @@ class UnassuredJmsPersistenceIT {
     }
 
     private java.util.stream.Stream<String> lines() {
-        try {
-            return Files.exists(messagesLog()) ? Files.readAllLines(messagesLog()).stream()
-                    : java.util.stream.Stream.empty();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return ServerLog.linesSoFar(server.serverDir());
     }
 }

@@ -31,6 +31,15 @@ public final class ServerLog {
     }
 
     /** The messages.log of the Liberty server in {@code serverDir} (a server the test starts itself). */
+    /**
+     * The lines of a server's messages.log so far, none while there is no log yet (a start being watched from its
+     * first line): read like {@link #messages}, so a line still being written never fails the read.
+     */
+    public static java.util.stream.Stream<String> linesSoFar(Path serverDir) {
+        Path log = serverDir.resolve("logs").resolve("messages.log");
+        return Files.exists(log) ? messages(serverDir).lines() : java.util.stream.Stream.empty();
+    }
+
     public static String messages(Path serverDir) {
         Path log = serverDir.resolve("logs").resolve("messages.log");
         try {
