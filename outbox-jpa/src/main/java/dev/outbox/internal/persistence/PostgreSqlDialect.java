@@ -106,20 +106,26 @@ public final class PostgreSqlDialect implements Dialect {
      * One statement: lock due rows with SKIP LOCKED, so concurrent publishers claim disjoint batches without
      * waiting on each other (R4.1), lease them and return them. The transaction around it is short and
      * commits before any send.
+     *
+     * <p>The locking select is a {@code WITH} query, which PostgreSQL runs exactly once (a query with a locking
+     * clause is never folded into the statement). As {@code event_id IN (SELECT ...)} the planner may run it again
+     * for every row of a nested loop, each run skipping the rows already updated and taking the next due ones,
+     * so a claim leased more than its limit (DialectContract#aClaimLeasesNoMoreThanItsLimitWhicheverJoinThePlannerPicks).
      */
     @Override
     public List<OutboundEvent> claim(Connection connection, ClaimRequest request) throws SQLException {
-        String sql = "UPDATE outbox_event SET claimed_by = ?, lease_version = lease_version + 1, lease_until = ?,"
+        String sql = "WITH due AS (SELECT e.event_id " + Claims.candidates(request) + " FOR UPDATE SKIP LOCKED)"
+                + " UPDATE outbox_event SET claimed_by = ?, lease_version = lease_version + 1, lease_until = ?,"
                 + " next_attempt_at = ?, attempts = attempts + 1"
-                + " WHERE event_id IN (SELECT e.event_id " + Claims.candidates(request) + " FOR UPDATE SKIP LOCKED)"
+                + " WHERE event_id IN (SELECT event_id FROM due)"
                 + " RETURNING " + Claims.CLAIMED_COLUMNS;
         OffsetDateTime now = Sql.clock(connection);
         OffsetDateTime leaseUntil = now.plus(request.lease());
         try (PreparedStatement claim = connection.prepareStatement(sql)) {
-            claim.setString(1, request.claimer());
-            claim.setObject(2, leaseUntil);
-            claim.setObject(3, leaseUntil);
-            Claims.bindCandidates(claim, 4, request, now);
+            int next = Claims.bindCandidates(claim, 1, request, now);
+            claim.setString(next, request.claimer());
+            claim.setObject(next + 1, leaseUntil);
+            claim.setObject(next + 2, leaseUntil);
             List<OutboundEvent> heads;
             try (ResultSet rs = claim.executeQuery()) {
                 heads = Claims.readClaimed(rs, request);

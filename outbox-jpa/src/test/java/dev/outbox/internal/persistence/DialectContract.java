@@ -468,6 +468,37 @@ public abstract class DialectContract {
     }
 
     /**
+     * R4.1: a claim leases at most its limit whatever plan the planner picks. PostgreSQL may run a locking
+     * {@code IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)} as the inner side of a nested loop, once per row of the
+     * table being updated: each run skips the rows the statement has already updated and returns the next due one, so
+     * the limit is applied per run and the claim takes more (seen in CI on 2026-12-07: a claim of 1 leased b@1 and b@2).
+     * The planner settings here force that plan; b@2, the due one, comes before b@1 in the outer scan whether it reads
+     * the table or its key (inserted first, the lower id).
+     */
+    @Test
+    void aClaimLeasesNoMoreThanItsLimitWhicheverJoinThePlannerPicks() throws SQLException {
+        assumeTrue("postgresql".equals(dialect().name()), "PostgreSQL's planner: the others claim in two statements");
+        RecordedRow.pending("Order", "b", 2, "Noted").withId(UUID.fromString("00000000-0000-0000-0000-000000000002"))
+                .recordedAt(now.minusSeconds(10)).dueAt(now.minusSeconds(60)).insert(connection);
+        RecordedRow.pending("Order", "b", 1, "Placed").withId(UUID.fromString("ffffffff-0000-0000-0000-000000000001"))
+                .recordedAt(now.minusSeconds(10)).dueAt(now.minusSeconds(10)).insert(connection);
+        try (var planner = connection.createStatement()) {
+            planner.execute("ANALYZE outbox_event");
+            for (String off : List.of("material", "hashagg", "hashjoin", "mergejoin", "sort", "bitmapscan")) {
+                planner.execute("SET enable_" + off + " = off");
+            }
+        }
+        try {
+            assertEquals(List.of("b@2"), versions(claim("p1", 1, Set.of("Noted"))),
+                    "a claim of 1 leases the due Noted@2 and nothing else");
+        } finally {
+            try (var planner = connection.createStatement()) {
+                planner.execute("RESET ALL");
+            }
+        }
+    }
+
+    /**
      * Issue 44 (a review of the first PostgreSQL followers statement): the batch's own independent versions of a strict
      * aggregate do not use up its run. With a limit of 3, a@1 and the independent a@2 are heads and a@3 follows.
      */
