@@ -65,9 +65,10 @@ class LibertyIncludesIT {
     @Test
     void aServiceThatIncludesOnlyTheCoreAnswersItsOwnApiWithoutTheAdminJar() throws Exception {
         // A service without the admin WAR: the example's EAR without it, and the example's server.xml's include of
-        // outbox-admin.xml emptied, so the server has outbox.xml alone and no lockout jar.
+        // outbox-admin.xml emptied, so the server has the core (outbox.xml) and the transports' parts
+        // (outbox-jms.xml, and outbox-kafka.xml, which turns on no feature) and no lockout jar.
         Files.write(ear, withoutTheAdminWar(earAsShipped));
-        Files.writeString(adminInclude, "<server description=\"no admin part: outbox.xml alone\"/>");
+        Files.writeString(adminInclude, "<server description=\"no admin part: the core and the transports\"/>");
         server.start();
         Reply placed = service.placeOrder("core-only-" + UUID.randomUUID(), BigDecimal.ONE);
         assertEquals(201, placed.status(), "the service's own API: " + placed);

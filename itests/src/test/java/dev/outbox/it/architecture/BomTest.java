@@ -25,6 +25,8 @@ class BomTest {
     /** What a user's EAR is built from; the example, the server configurations and the tests are not. */
     private static final List<String> LIBRARY = List.of("outbox-jpa", "outbox-health", "outbox-ejb",
             "outbox-jms-bridge", "outbox-kafka", "outbox-admin", "outbox-liberty-login");
+    /** outbox-server-config's zips, by classifier. */
+    private static final List<String> SERVER_CONFIG = List.of("liberty", "wildfly");
 
     @Test
     void theBomManagesEveryLibraryModuleAtTheBuildsVersionAndNothingElse() throws Exception {
@@ -42,17 +44,22 @@ class BomTest {
             assertEquals("dev.outbox", text(dependency, "groupId"), "only the outbox's own artifacts");
             assertEquals("${project.version}", text(dependency, "version"), text(dependency, "artifactId"));
             String type = text(dependency, "type");
-            managed.put(text(dependency, "artifactId"), type == null ? "jar" : type);
+            String classifier = text(dependency, "classifier");
+            managed.put(text(dependency, "artifactId") + (classifier == null ? "" : ":" + classifier),
+                    type == null ? "jar" : type);
         }
         Map<String, String> modules = new TreeMap<>();
         for (String module : LIBRARY) {
             String packaging = text(read(ROOT.resolve(module).resolve("pom.xml")).getDocumentElement(), "packaging");
             modules.put(module, packaging == null ? "jar" : packaging);
         }
+        // the server configuration (issue 45 item 2): a pom module whose artifacts are its two zips
+        SERVER_CONFIG.forEach(classifier -> modules.put("outbox-server-config:" + classifier, "zip"));
         assertEquals(modules, managed, "outbox-bom/pom.xml manages each library module once, with its packaging as type");
         List<String> unlisted = new ArrayList<>();
         String aggregator = java.nio.file.Files.readString(ROOT.resolve("pom.xml"));
-        for (String module : LIBRARY) {
+        for (String module : java.util.stream.Stream.concat(LIBRARY.stream(), java.util.stream.Stream.of(
+                "outbox-server-config")).toList()) {
             if (!aggregator.contains("<module>" + module + "</module>")) {
                 unlisted.add(module);
             }
@@ -60,12 +67,12 @@ class BomTest {
         assertTrue(unlisted.isEmpty(), "library modules this test lists that the build no longer has: " + unlisted);
     }
 
-    private static Document read(Path pom) throws Exception {
+    static Document read(Path pom) throws Exception {
         return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(pom.toFile());
     }
 
     /** The text of an element's direct child, or null. */
-    private static String text(Element parent, String child) {
+    static String text(Element parent, String child) {
         for (var node = parent.getFirstChild(); node != null; node = node.getNextSibling()) {
             if (node instanceof Element element && element.getTagName().equals(child)) {
                 return element.getTextContent().trim();

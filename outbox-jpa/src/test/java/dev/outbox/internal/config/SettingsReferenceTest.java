@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * The settings are declared once ({@link Settings}); what the repository says about them is generated from that
  * declaration and checked here, so it cannot drift: the reference in docs/settings.md, the variables of the
- * Liberty include (liberty-config's outbox.xml) and the config source of the WildFly include (outbox.cli).
+ * Liberty includes (liberty-config's outbox.xml and its JMS, Kafka and admin parts) and the config source of the WildFly include (outbox.cli).
  *
  * <p>After changing {@link Settings}, regenerate the three generated blocks with
  * {@code mvn -pl outbox-jpa test -Dtest=SettingsReferenceTest -Dsettings.write=true} and commit them.
@@ -26,7 +26,16 @@ import static org.junit.jupiter.api.Assertions.fail;
 class SettingsReferenceTest {
 
     static final Path REFERENCE = Path.of("..", "docs", "settings.md");
-    static final Path LIBERTY_INCLUDE = Path.of("..", "liberty-config", "src", "main", "liberty", "config", "outbox.xml");
+    static final Path LIBERTY_CONFIG = Path.of("..", "liberty-config", "src", "main", "liberty", "config");
+
+    /**
+     * Issue 45: each Liberty include declares the settings of its own concern, so a service includes only the parts
+     * its EAR holds; the core (outbox.xml) takes every section no other include claims.
+     */
+    static final Map<String, Set<Section>> LIBERTY_INCLUDES = Map.of(
+            "outbox-jms.xml", Set.of(Section.JMS),
+            "outbox-kafka.xml", Set.of(Section.KAFKA),
+            "outbox-admin.xml", Set.of(Section.REPLAY));
     static final Path WILDFLY_SCRIPT = Path.of("..", "wildfly-config", "src", "main", "cli", "outbox.cli");
     static final String BEGIN = "BEGIN generated from Settings.java";
     static final String END = "END generated";
@@ -45,8 +54,15 @@ class SettingsReferenceTest {
     }
 
     @Test
-    void theLibertyIncludeDeclaresEverySettingWithItsDefault() throws IOException {
-        checkGenerated(LIBERTY_INCLUDE, "<!-- ", " -->", libertyVariables());
+    void theLibertyIncludesDeclareEverySettingWithItsDefaultEachInTheIncludeOfItsConcern() throws IOException {
+        Set<Section> claimed = new java.util.HashSet<>();
+        LIBERTY_INCLUDES.values().forEach(claimed::addAll);
+        checkGenerated(LIBERTY_CONFIG.resolve("outbox.xml"), "<!-- ", " -->",
+                libertyVariables(section -> !claimed.contains(section)));
+        for (Map.Entry<String, Set<Section>> include : LIBERTY_INCLUDES.entrySet()) {
+            checkGenerated(LIBERTY_CONFIG.resolve(include.getKey()), "<!-- ", " -->",
+                    libertyVariables(include.getValue()::contains));
+        }
     }
 
     @Test
@@ -111,9 +127,12 @@ class SettingsReferenceTest {
         return out.append('\n').toString();
     }
 
-    static String libertyVariables() {
+    static String libertyVariables(java.util.function.Predicate<Section> sections) {
         StringBuilder out = new StringBuilder("\n");
         for (Section section : Section.values()) {
+            if (!sections.test(section)) {
+                continue;
+            }
             List<Setting> settings = inServerConfiguration().stream().filter(s -> s.section() == section).toList();
             if (settings.isEmpty()) {
                 continue;
