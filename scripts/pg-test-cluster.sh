@@ -51,11 +51,21 @@ grant_search_to_postgres() {
   done
 }
 
+# PG_TEST_EXPLAIN=<ms> in the environment (for a benchmark, never in CI): pg_stat_statements, and auto_explain writing
+# every statement slower than <ms> with its plan, rows and buffers to <dir>/server.log (issue 44 found the two-worker
+# claims' walk this way).
+diagnostics() {
+  [ -n "${PG_TEST_EXPLAIN:-}" ] || return 0
+  echo "-c shared_preload_libraries=pg_stat_statements,auto_explain -c pg_stat_statements.track=all" \
+       "-c auto_explain.log_min_duration=$PG_TEST_EXPLAIN -c auto_explain.log_analyze=on" \
+       "-c auto_explain.log_buffers=on -c auto_explain.log_nested_statements=on"
+}
+
 # The port and durability settings chosen at start are kept in the cluster's folder, so that resume uses them again.
 run_server() {
   [ -f "$dir/durability" ] || { echo "pg-test-cluster: $dir was not made by this script's start" >&2; exit 1; }
   as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start \
-    -o "-p $port -h 127.0.0.1 -k $dir -c max_prepared_transactions=50 -c wal_level=logical $(cat "$dir/durability")" >/dev/null
+    -o "-p $port -h 127.0.0.1 -k $dir -c max_prepared_transactions=50 -c wal_level=logical $(cat "$dir/durability") $(diagnostics)" >/dev/null
 }
 
 stop() {
