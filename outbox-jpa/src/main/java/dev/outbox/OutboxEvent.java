@@ -10,7 +10,12 @@ import java.net.URI;
  * @param aggregateType    the kind of aggregate, such as {@code Order}; also the default topic family
  * @param aggregateId      the aggregate's stable id; the broker partition key (R9.1)
  * @param aggregateVersion the aggregate's version this event produces, from 1; orders the events of one
- *                         aggregate (R2.3) and is unique per aggregate (R3.3)
+ *                         aggregate (R2.3) and is unique per aggregate (R3.3). One aggregate's events, of every
+ *                         type together, number 1, 2, 3 ... with no hole: a consumer applies a strictly ordered
+ *                         event only after every lower version of its aggregate (R5.7), so an event recorded at 5
+ *                         when 4 was never recorded waits at every consumer until an operator skips the gap (the
+ *                         consumers' gap metric and the admin API's gap list name it). The simplest source is the
+ *                         aggregate's own optimistic-lock version after the change
  * @param eventType        what happened, such as {@code OrderPaid}
  * @param schemaVersion    the version of this event type's payload schema, from 1 (R2.5)
  * @param payload          the event body as a JSON object, built from the values this transaction commits
