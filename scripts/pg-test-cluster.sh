@@ -53,7 +53,8 @@ grant_search_to_postgres() {
 
 # PG_TEST_EXPLAIN=<ms> in the environment (for a benchmark, never in CI): pg_stat_statements, and auto_explain writing
 # every statement slower than <ms> with its plan, rows and buffers to <dir>/server.log (issue 44 found the two-worker
-# claims' walk this way).
+# claims' walk this way). It times every statement, so a run's figures come out lower than without it; the
+# pg_stat_statements view needs CREATE EXTENSION pg_stat_statements in the database read, as superuser postgres.
 diagnostics() {
   [ -n "${PG_TEST_EXPLAIN:-}" ] || return 0
   echo "-c shared_preload_libraries=pg_stat_statements,auto_explain -c pg_stat_statements.track=all" \

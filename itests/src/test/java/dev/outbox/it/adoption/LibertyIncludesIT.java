@@ -23,8 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 45, as an adopter meets it on Open Liberty: a service that includes only the core (outbox.xml) answers its
- * own API, its health and its metrics with no admin jar anywhere, and keeps the admin API closed; a server that
+ * Issue 45, as an adopter meets it on Open Liberty: a service that includes the core and the transports' parts
+ * (outbox.xml, outbox-jms.xml, outbox-kafka.xml) but not the admin part answers its own API, its health and its
+ * metrics with no admin jar anywhere, and keeps the admin API closed (that the core alone turns on no messaging,
+ * security or REST feature is PublishedServerConfigTest's); a server that
  * includes the admin part (outbox-admin.xml) without the login lockout's jar says so at start, in one line naming
  * the file. On the H2 run's process-level server, whose jar is moved away for the test and put back after.
  */
@@ -63,7 +65,7 @@ class LibertyIncludesIT {
     }
 
     @Test
-    void aServiceThatIncludesOnlyTheCoreAnswersItsOwnApiWithoutTheAdminJar() throws Exception {
+    void aServiceThatIncludesTheCoreAndTheTransportsButNotTheAdminPartAnswersItsOwnApiWithoutTheAdminJar() throws Exception {
         // A service without the admin WAR: the example's EAR without it, and the example's server.xml's include of
         // outbox-admin.xml emptied, so the server has the core (outbox.xml) and the transports' parts
         // (outbox-jms.xml, and outbox-kafka.xml, which turns on no feature) and no lockout jar.
