@@ -120,6 +120,16 @@ public record Setting(String name, Section section, Kind kind, String defaultVal
         };
     }
 
+    /** The flag for one event type: {@code <name>.<EventType>} when set, else the setting itself. */
+    public boolean flag(Function<String, Optional<String>> source, String eventType) {
+        requirePerType();
+        return raw(source, name + "." + eventType).map(value -> switch (value.toLowerCase(Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new InvalidSettingException(name + "." + eventType, "must be true or false", value);
+        }).orElseGet(() -> flag(source));
+    }
+
     public Duration duration(Function<String, Optional<String>> source) {
         return durationOf(name, source, Duration.parse(defaultValue));
     }

@@ -96,6 +96,14 @@ public final class Settings {
     public static final Setting CLAIMER_ID = Setting.text("outbox.publisher.claimer-id", PUBLISHER, null,
             "The claimer recorded on the rows this server claims; unique per server, so a restarted server never "
                     + "reuses a dead one's leases.").computedDefault("pid@host/random");
+    public static final Setting CLOUD_EVENTS = Setting.flag("outbox.cloudevents.enabled", PUBLISHER, false,
+            "Send the events also as CloudEvents 1.0 in binary mode, for consumers that read CloudEvents: ce_ "
+                    + "headers on Kafka, cloudEvents_ properties on JMS (id is the event id, type the event type, "
+                    + "partitionkey and sequence the aggregate id and version). The outbox's own headers stay, so "
+                    + "the inbox reads such messages as before. Set it per event type to opt in one destination's "
+                    + "types.").perEventType();
+    public static final Setting CLOUD_EVENTS_SOURCE = Setting.text("outbox.cloudevents.source", PUBLISHER, "/outbox",
+            "The CloudEvents source (a URI reference naming the producing service) of events sent as CloudEvents.");
 
     // ---- ordering
 

@@ -47,12 +47,14 @@ class JmsBatch {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     void send(String connectionFactory, List<OutboundEvent> events, SendDeadline deadline,
-              Function<OutboxEvent, String> destinationOf, int maxMessageBytes, List<SendResult> results) {
+              Function<OutboxEvent, String> destinationOf, Function<OutboundEvent, Map<String, String>> cloudEventOf,
+              int maxMessageBytes, List<SendResult> results) {
         ConnectionFactory factory = (ConnectionFactory) lookups.computeIfAbsent(connectionFactory, JmsBatch::lookup);
         try (JMSContext context = factory.createContext()) {
             JMSProducer producer = context.createProducer().setDeliveryMode(DeliveryMode.PERSISTENT);
             sendUntil(events, deadline, results,
-                    event -> sendOne(context, producer, event, destinationOf.apply(event.event()), maxMessageBytes));
+                    event -> sendOne(context, producer, event, destinationOf.apply(event.event()),
+                            cloudEventOf.apply(event), maxMessageBytes));
         }
     }
 
@@ -68,7 +70,7 @@ class JmsBatch {
     }
 
     private SendResult sendOne(JMSContext context, JMSProducer producer, OutboundEvent outbound,
-                               String destinationName, int maxMessageBytes) {
+                               String destinationName, Map<String, String> cloudEvent, int maxMessageBytes) {
         OutboxEvent event = outbound.event();
         String body = event.payload() == null ? "" : event.payload();
         if (body.getBytes(StandardCharsets.UTF_8).length > maxMessageBytes) {
@@ -86,7 +88,7 @@ class JmsBatch {
         }
         try {
             TextMessage message = context.createTextMessage(body);
-            label(message, outbound);
+            label(message, outbound, cloudEvent);
             producer.send(destination, message);
             return new SendResult.Delivered(message.getJMSMessageID(), null, null);
         } catch (MessageFormatRuntimeException e) {
@@ -100,6 +102,14 @@ class JmsBatch {
 
     /** The message's type and properties: the event's ids and versions, and its trace context (R6.7) if it has one. */
     static void label(Message message, OutboundEvent outbound) throws JMSException {
+        label(message, outbound, Map.of());
+    }
+
+    /**
+     * @param cloudEvent the CloudEvents attributes to add as {@code cloudEvents_<name>} properties (the prefix the
+     *                   AMQP binding gives them, in the form a JMS property name allows), or none
+     */
+    static void label(Message message, OutboundEvent outbound, Map<String, String> cloudEvent) throws JMSException {
         OutboxEvent event = outbound.event();
         message.setJMSType(event.eventType());
         message.setStringProperty(OutboxHeaders.EVENT_ID, outbound.id().toString());
@@ -122,6 +132,9 @@ class JmsBatch {
             if (outbound.trace().traceState() != null) {
                 message.setStringProperty(OutboxHeaders.TRACESTATE, outbound.trace().traceState());
             }
+        }
+        for (Map.Entry<String, String> attribute : cloudEvent.entrySet()) {
+            message.setStringProperty("cloudEvents_" + attribute.getKey(), attribute.getValue());
         }
     }
 

@@ -3,6 +3,7 @@ package dev.outbox.internal.transport.jms;
 import dev.outbox.OutboxEvent;
 import dev.outbox.internal.config.Settings;
 import dev.outbox.internal.failure.Causes;
+import dev.outbox.internal.transport.CloudEventAttributes;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
 import dev.outbox.spi.SendResult;
@@ -40,12 +41,14 @@ public class JmsTransport implements Transport {
     JmsBatch batch;
 
     private Config config;
+    private CloudEventAttributes cloudEvents;
     private int maxMessageBytes;
     private String connectionFactory;
 
     @PostConstruct
     void configure() {
         config = ConfigProvider.getConfig();
+        cloudEvents = new CloudEventAttributes(this::setting);
         maxMessageBytes = Settings.JMS_MAX_MESSAGE_BYTES.integer(this::setting);
         connectionFactory = Settings.JMS_CONNECTION_FACTORY.text(this::setting);
         Object factory;
@@ -74,7 +77,8 @@ public class JmsTransport implements Transport {
     public List<SendResult> send(List<OutboundEvent> events, SendDeadline deadline) {
         List<SendResult> results = new ArrayList<>(events.size());
         try {
-            batch.send(connectionFactory, events, deadline, this::destinationName, maxMessageBytes, results);
+            batch.send(connectionFactory, events, deadline, this::destinationName, cloudEvents::of, maxMessageBytes,
+                    results);
         } catch (RuntimeException e) {
             // No connection (engine down), or the commit failed: nothing of this batch is known to be on the broker.
             // The broker's message names the cause; it never holds a payload (R6.3).

@@ -3,6 +3,7 @@ package dev.outbox.internal.transport.kafka;
 import dev.outbox.OutboxEvent;
 import dev.outbox.OutboxHeaders;
 import dev.outbox.internal.config.Settings;
+import dev.outbox.internal.transport.CloudEventAttributes;
 import dev.outbox.internal.transport.TopicRisks;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
@@ -26,6 +27,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -52,6 +54,7 @@ public class KafkaTransport implements Transport {
 
     private KafkaSettings settings;
     private KafkaTopics topics;
+    private CloudEventAttributes cloudEvents;
     private volatile Producer<String, String> producer;
     private TopicDurability durability;
 
@@ -63,6 +66,7 @@ public class KafkaTransport implements Transport {
         Config config = ConfigProvider.getConfig();
         settings = KafkaSettings.read(name -> config.getOptionalValue(name, String.class), config.getPropertyNames());
         topics = new KafkaTopics(name -> config.getOptionalValue(name, String.class));
+        cloudEvents = new CloudEventAttributes(name -> config.getOptionalValue(name, String.class));
         durability = new TopicDurability(settings,
                 Settings.KAFKA_CONSUMER_LAG_BUDGET.duration(name -> config.getOptionalValue(name, String.class)), risks);
     }
@@ -122,7 +126,8 @@ public class KafkaTransport implements Transport {
                 continue;
             }
             try {
-                Future<RecordMetadata> ack = kafka.send(recordOf(event, topics.topicFor(event.event())));
+                Future<RecordMetadata> ack = kafka.send(recordOf(event, topics.topicFor(event.event()),
+                        cloudEvents.of(event)));
                 acks.add(ack);
                 refused.add(ack.isDone() ? refusal(ack) : null);
             } catch (RuntimeException e) {
@@ -187,6 +192,14 @@ public class KafkaTransport implements Transport {
     }
 
     static ProducerRecord<String, String> recordOf(OutboundEvent outbound, String topic) {
+        return recordOf(outbound, topic, Map.of());
+    }
+
+    /**
+     * @param cloudEvent the CloudEvents attributes to add in the Kafka binding's binary mode ({@code ce_<name>}
+     *                   headers, {@code content-type} for datacontenttype), or none
+     */
+    static ProducerRecord<String, String> recordOf(OutboundEvent outbound, String topic, Map<String, String> cloudEvent) {
         OutboxEvent event = outbound.event();
         // A null value is a tombstone on a compacted topic: an event stored by reference (R3.5) goes with an empty
         // value and its reference in a header, as on JMS.
@@ -214,6 +227,8 @@ public class KafkaTransport implements Transport {
                 header(headers, OutboxHeaders.TRACESTATE, outbound.trace().traceState());
             }
         }
+        cloudEvent.forEach((name, value) -> header(headers,
+                CloudEventAttributes.DATA_CONTENT_TYPE.equals(name) ? "content-type" : "ce_" + name, value));
         return record;
     }
 
