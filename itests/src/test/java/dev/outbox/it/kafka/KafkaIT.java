@@ -40,6 +40,7 @@ import java.util.stream.Collectors;
 
 import static dev.outbox.it.support.Eventually.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -496,6 +497,109 @@ class KafkaIT {
                     + " processed_event WHERE " + marks).get(0).get(0);
             assertEquals(1, transactions, "the ten marks of one poll committed in one transaction");
         }
+    }
+
+    /**
+     * Issue 45 item 6: an event type opted into CloudEvents (outbox.cloudevents.enabled.OrderPaid, set while the server
+     * runs) reaches a consumer the outbox did not write: the CloudEvents SDK's own deserializer, in a plain Kafka
+     * consumer, reads the record as a CloudEvent whose id is the event id and whose partitionkey and sequence are the
+     * aggregate and its version; a type that did not opt in goes without ce_ headers. The same record is still the
+     * outbox's: invoicing applied it once, and a copy of it sent again is absorbed by the inbox as a duplicate.
+     */
+    @Test
+    @Order(3)
+    void anOrderPaidOptedIntoCloudEventsIsReadByTheCloudEventsSdkAndItsRepeatIsAbsorbedByTheInbox() throws Exception {
+        server.writeOverride("cloudevents.xml", "<server><variable name=\"outbox.cloudevents.enabled.OrderPaid\""
+                + " value=\"true\"/><variable name=\"outbox.cloudevents.source\" value=\"/orders\"/></server>");
+        try {
+            // The server reads its configuration again within a second or two; an order paid before that goes plain.
+            String order = await(SOON, "an OrderPaid sent as a CloudEvent", () -> {
+                Reply placed = service.placeOrder("kafka-cloudevents-" + UUID.randomUUID(), new BigDecimal("12.50"));
+                assertEquals(200, service.pay(placed.orderId(), 1).status());
+                return placed.orderId();
+            }, id -> !cloudEvents(id).isEmpty());
+            List<io.cloudevents.CloudEvent> read = cloudEvents(order);
+            assertEquals(1, read.size(), "one OrderPaid of " + order + " read as a CloudEvent: " + read);
+            io.cloudevents.CloudEvent paid = read.get(0);
+            String eventId = db.rows("SELECT event_id FROM outbox_event WHERE aggregate_id = ? AND event_type ="
+                    + " 'OrderPaid'", order).get(0).get(0).toString();
+            assertEquals(eventId, paid.getId(), "ce_id is the outbox's event id");
+            assertEquals("OrderPaid", paid.getType());
+            assertEquals("/orders", paid.getSource().toString());
+            assertEquals("1.0", paid.getSpecVersion().toString());
+            assertEquals(order, paid.getExtension("partitionkey"), "the aggregate, the record's key");
+            assertEquals("2", String.valueOf(paid.getExtension("sequence")), "the aggregate's version");
+            assertEquals("application/json", paid.getDataContentType());
+            assertTrue(new String(paid.getData().toBytes(), java.nio.charset.StandardCharsets.UTF_8).startsWith("{"),
+                    "the data is the payload JSON");
+            List<ConsumerRecord<String, String>> mine = KafkaTopic.records(broker.bootstrapServers(), "outbox.Order",
+                    Duration.ofSeconds(2)).stream().filter(r -> order.equals(r.key())).toList();
+            ConsumerRecord<String, String> placed = mine.stream()
+                    .filter(r -> "OrderPlaced".equals(KafkaTopic.header(r, "outboxEventType"))).findFirst().orElseThrow();
+            assertNull(KafkaTopic.header(placed, "ce_id"), "OrderPlaced did not opt in: no CloudEvents headers");
+
+            String mark = "consumer = 'invoicing' AND event_id = '" + eventId + "'";
+            await(SOON, "invoicing applied the CloudEvent OrderPaid", () -> db.count("processed_event", mark), n -> n == 1);
+            ConsumerRecord<String, String> record = mine.stream()
+                    .filter(r -> KafkaTopic.header(r, "ce_id") != null).findFirst().orElseThrow();
+            org.apache.kafka.clients.producer.ProducerRecord<String, String> again =
+                    new org.apache.kafka.clients.producer.ProducerRecord<>("outbox.Order", null, record.key(),
+                            record.value(), record.headers());
+            produceInOneBatch(List.of(again));
+            await(SOON, "the repeated CloudEvent absorbed by invoicing's inbox",
+                    () -> db.count("processed_event", mark + " AND duplicates = 1"), n -> n == 1);
+            assertEquals(1, db.count("invoice", "order_id = '" + order + "' AND status = 'SETTLED'"),
+                    "the payment applied once");
+        } finally {
+            server.deleteOverride("cloudevents.xml");
+        }
+    }
+
+    /**
+     * The records of an order that the CloudEvents SDK's deserializer reads as CloudEvents, in a consumer of its own:
+     * records without ce_ headers (the outbox's plain ones) are passed over, as a CloudEvents consumer of a shared
+     * topic must.
+     */
+    private static List<io.cloudevents.CloudEvent> cloudEvents(String order) {
+        java.util.Properties properties = new java.util.Properties();
+        properties.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+        properties.put(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, "cloudevents-" + UUID.randomUUID());
+        properties.put(org.apache.kafka.clients.consumer.ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        io.cloudevents.kafka.CloudEventDeserializer sdk = new io.cloudevents.kafka.CloudEventDeserializer();
+        org.apache.kafka.common.serialization.Deserializer<io.cloudevents.CloudEvent> onlyCloudEvents =
+                new org.apache.kafka.common.serialization.Deserializer<>() {
+                    @Override
+                    public io.cloudevents.CloudEvent deserialize(String topic, byte[] data) {
+                        throw new UnsupportedOperationException("needs the headers");
+                    }
+
+                    @Override
+                    public io.cloudevents.CloudEvent deserialize(String topic,
+                            org.apache.kafka.common.header.Headers headers, byte[] data) {
+                        return headers.lastHeader("ce_specversion") == null ? null : sdk.deserialize(topic, headers, data);
+                    }
+                };
+        List<io.cloudevents.CloudEvent> events = new ArrayList<>();
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<String, io.cloudevents.CloudEvent> consumer =
+                     new org.apache.kafka.clients.consumer.KafkaConsumer<>(properties,
+                             new org.apache.kafka.common.serialization.StringDeserializer(), onlyCloudEvents)) {
+            consumer.subscribe(List.of("outbox.Order"));
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            boolean assigned = false;
+            while (System.nanoTime() < deadline) {
+                var records = consumer.poll(Duration.ofSeconds(2));
+                assigned |= !consumer.assignment().isEmpty();
+                records.forEach(r -> {
+                    if (order.equals(r.key()) && r.value() != null) {
+                        events.add(r.value());
+                    }
+                });
+                if (assigned && records.isEmpty()) {
+                    break;
+                }
+            }
+        }
+        return events;
     }
 
     /**
