@@ -502,8 +502,8 @@ class KafkaIT {
     /**
      * Issue 45 item 6: an event type opted into CloudEvents (outbox.cloudevents.enabled.OrderPaid, set while the server
      * runs) reaches a consumer the outbox did not write: the CloudEvents SDK's own deserializer, in a plain Kafka
-     * consumer, reads the record as a CloudEvent whose id is the event id and whose partitionkey and sequence are the
-     * aggregate and its version; a type that did not opt in goes without ce_ headers. The same record is still the
+     * consumer, reads the record as a CloudEvent whose id is the event id and whose partitionkey and aggregateversion
+     * are the aggregate and its version; a type that did not opt in goes without ce_ headers. The same record is still the
      * outbox's: invoicing applied it once, and a copy of it sent again is absorbed by the inbox as a duplicate.
      */
     @Test
@@ -528,7 +528,7 @@ class KafkaIT {
             assertEquals("/orders", paid.getSource().toString());
             assertEquals("1.0", paid.getSpecVersion().toString());
             assertEquals(order, paid.getExtension("partitionkey"), "the aggregate, the record's key");
-            assertEquals("2", String.valueOf(paid.getExtension("sequence")), "the aggregate's version");
+            assertEquals("2", String.valueOf(paid.getExtension("aggregateversion")), "the aggregate's version");
             assertEquals("application/json", paid.getDataContentType());
             assertTrue(new String(paid.getData().toBytes(), java.nio.charset.StandardCharsets.UTF_8).startsWith("{"),
                     "the data is the payload JSON");

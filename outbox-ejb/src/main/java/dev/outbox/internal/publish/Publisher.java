@@ -7,6 +7,7 @@ import dev.outbox.internal.persistence.ClaimRequest;
 import dev.outbox.internal.protocol.Outcome;
 import dev.outbox.internal.record.OutboxCommitted;
 import dev.outbox.internal.trace.Tracing;
+import dev.outbox.internal.transport.CloudEventAttributes;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
 import dev.outbox.spi.SendResult;
@@ -114,6 +115,7 @@ public class Publisher {
         routes = Routes.read(name -> config.getOptionalValue(name, String.class), config.getPropertyNames(),
                 transports.stream().toList());
         routes.refuseSendsLongerThan(settings.lease());
+        CloudEventAttributes.check(name -> config.getOptionalValue(name, String.class), config.getPropertyNames());
         long interval = settings.interval().toMillis();
         wakeUps.attach(this::wakeUp);
         timers.createIntervalTimer(interval, interval, new TimerConfig("outbox-publisher", false));

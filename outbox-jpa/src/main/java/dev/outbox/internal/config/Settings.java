@@ -99,9 +99,11 @@ public final class Settings {
     public static final Setting CLOUD_EVENTS = Setting.flag("outbox.cloudevents.enabled", PUBLISHER, false,
             "Send the events also as CloudEvents 1.0 in binary mode, for consumers that read CloudEvents: ce_ "
                     + "headers on Kafka, cloudEvents_ properties on JMS (id is the event id, type the event type, "
-                    + "partitionkey and sequence the aggregate id and version). The outbox's own headers stay, so "
-                    + "the inbox reads such messages as before. Set it per event type to opt in one destination's "
-                    + "types.").perEventType();
+                    + "partitionkey and aggregateversion the aggregate id and version). The outbox's own headers "
+                    + "stay, so the inbox reads such messages as before. Set it per event type to opt in one "
+                    + "destination's types; opt in every type of a shared topic, or give the types their own topic "
+                    + "(a plain CloudEvents consumer refuses the other records). Read per send; checked at start.")
+            .perEventType();
     public static final Setting CLOUD_EVENTS_SOURCE = Setting.text("outbox.cloudevents.source", PUBLISHER, "/outbox",
             "The CloudEvents source (a URI reference naming the producing service) of events sent as CloudEvents.");
 

@@ -1,9 +1,12 @@
 package dev.outbox.internal.transport;
 
 import dev.outbox.OutboxEvent;
+import dev.outbox.internal.config.InvalidSettingException;
 import dev.outbox.internal.config.Settings;
 import dev.outbox.spi.OutboundEvent;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -13,9 +16,11 @@ import java.util.function.Function;
  * The CloudEvents 1.0 context attributes an event is sent with when its type opts in
  * ({@code outbox.cloudevents.enabled}), for consumers the outbox's own inbox is not behind: {@code id} is the event
  * id (R2.2: a re-send carries the same one, so a CloudEvents consumer deduplicates as the inbox does), the
- * partitioning extension's {@code partitionkey} the aggregate id and the sequence extension's {@code sequence} the
- * aggregate version (R2.3). Each transport writes them in its binding's binary mode (Kafka {@code ce_} headers, JMS
- * {@code cloudEvents_} properties); the body stays the payload. Read per send, like the destinations.
+ * partitioning extension's {@code partitionkey} the aggregate id, and {@code aggregateversion} (an extension of this
+ * outbox) the aggregate's version (R2.3). The sequence extension is not used: it orders a whole source's events as
+ * text, and the version orders one aggregate's. An event stored by reference (R3.5) goes without data and names it
+ * in the dataref extension. Each transport writes the attributes in its binding's binary mode (Kafka {@code ce_}
+ * headers, JMS {@code cloudEvents_} properties); the body stays the payload. Read per send, like the destinations.
  */
 public final class CloudEventAttributes {
 
@@ -27,6 +32,32 @@ public final class CloudEventAttributes {
 
     public CloudEventAttributes(Function<String, Optional<String>> settings) {
         this.settings = settings;
+    }
+
+    /**
+     * Refuses, at the publisher's start, what would otherwise fail every send of a type or every consumer that reads
+     * it: a flag that is not true or false, per type included, and a source that is not a URI reference.
+     *
+     * @param names every configuration property name, to find the per-type flags
+     */
+    public static void check(Function<String, Optional<String>> settings, Iterable<String> names) {
+        Settings.CLOUD_EVENTS.flag(settings);
+        String prefix = Settings.CLOUD_EVENTS.name() + ".";
+        for (String name : names) {
+            if (name.startsWith(prefix) && name.length() > prefix.length()) {
+                Settings.CLOUD_EVENTS.flag(settings, name.substring(prefix.length()));
+            }
+        }
+        String source = Settings.CLOUD_EVENTS_SOURCE.text(settings);
+        try {
+            if (source == null || source.isBlank()) {
+                throw new URISyntaxException(String.valueOf(source), "empty");
+            }
+            new URI(source);
+        } catch (URISyntaxException e) {
+            throw new InvalidSettingException(Settings.CLOUD_EVENTS_SOURCE.name(),
+                    "must be a URI reference (CloudEvents source), such as /orders or urn:example:orders", source);
+        }
     }
 
     /** The attributes by name, in a fixed order, or none when the event's type does not opt in. */
@@ -43,9 +74,11 @@ public final class CloudEventAttributes {
         attributes.put("time", outbound.createdAt().toInstant().toString()); // RFC 3339, UTC
         attributes.put("subject", event.aggregateType() + "/" + event.aggregateId());
         attributes.put("partitionkey", event.aggregateId());
-        attributes.put("sequence", Long.toString(event.aggregateVersion()));
-        if (event.payload() != null) {
-            attributes.put(DATA_CONTENT_TYPE, "application/json"); // a body by reference (R3.5) goes without data
+        attributes.put("aggregateversion", Long.toString(event.aggregateVersion()));
+        if (event.payloadReference() != null) {
+            attributes.put("dataref", event.payloadReference().toString());
+        } else {
+            attributes.put(DATA_CONTENT_TYPE, "application/json");
         }
         return attributes;
     }

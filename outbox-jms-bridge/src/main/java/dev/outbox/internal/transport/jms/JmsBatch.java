@@ -2,6 +2,7 @@ package dev.outbox.internal.transport.jms;
 
 import dev.outbox.OutboxEvent;
 import dev.outbox.OutboxHeaders;
+import dev.outbox.internal.config.InvalidSettingException;
 import dev.outbox.spi.OutboundEvent;
 import dev.outbox.spi.SendDeadline;
 import dev.outbox.spi.SendResult;
@@ -52,9 +53,18 @@ class JmsBatch {
         ConnectionFactory factory = (ConnectionFactory) lookups.computeIfAbsent(connectionFactory, JmsBatch::lookup);
         try (JMSContext context = factory.createContext()) {
             JMSProducer producer = context.createProducer().setDeliveryMode(DeliveryMode.PERSISTENT);
-            sendUntil(events, deadline, results,
-                    event -> sendOne(context, producer, event, destinationOf.apply(event.event()),
-                            cloudEventOf.apply(event), maxMessageBytes));
+            sendUntil(events, deadline, results, event -> {
+                Map<String, String> cloudEvent;
+                try {
+                    cloudEvent = cloudEventOf.apply(event);
+                } catch (InvalidSettingException e) {
+                    // A value changed to a bad one while the server runs (start-up refuses one): this event waits
+                    // for the fix, the rest of the batch goes.
+                    return new SendResult.TransientFailure(e.getClass().getSimpleName());
+                }
+                return sendOne(context, producer, event, destinationOf.apply(event.event()), cloudEvent,
+                        maxMessageBytes);
+            });
         }
     }
 

@@ -44,7 +44,7 @@ class JmsCloudEventPropertiesTest {
         assertEquals("OrderPaid", properties.get("cloudEvents_type"));
         assertEquals("/outbox", properties.get("cloudEvents_source"));
         assertEquals("o-7", properties.get("cloudEvents_partitionkey"));
-        assertEquals("4", properties.get("cloudEvents_sequence"));
+        assertEquals("4", properties.get("cloudEvents_aggregateversion"));
         assertEquals(PAID.id().toString(), properties.get("outboxEventId"), "the outbox's own properties stay");
     }
 

@@ -49,7 +49,7 @@ class CloudEventRecordTest {
             assertEquals("1.0", event.getSpecVersion().toString());
             assertEquals("application/json", event.getDataContentType());
             assertEquals("o-7", event.getExtension("partitionkey"));
-            assertEquals("4", String.valueOf(event.getExtension("sequence")));
+            assertEquals("4", String.valueOf(event.getExtension("aggregateversion")));
             assertEquals("{\"amount\":\"12.50\"}", new String(event.getData().toBytes(), StandardCharsets.UTF_8),
                     "the data is the payload, as recorded");
         }
