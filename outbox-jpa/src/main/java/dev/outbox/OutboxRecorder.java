@@ -32,8 +32,8 @@ public interface OutboxRecorder {
     /**
      * Records the events of one command, in this order. Events of one aggregate must have increasing versions
      * (R3.3), and across commands an aggregate's versions run 1, 2, 3 ... with no hole, or its strictly ordered
-     * events wait at the consumers for the missing one ({@link OutboxEvent}, {@code aggregateVersion}). Every event is checked before any is written: one bad event rejects the call and nothing of it
-     * is written.
+     * events wait at the consumers for the missing one ({@link OutboxEvent}, {@code aggregateVersion}). Every event
+     * is checked before any is written: one bad event rejects the call and nothing of it is written.
      *
      * @throws NoTransactionException when no JTA transaction is active
      * @throws InvalidEventException when an event breaks a rule; the transaction is marked rollback-only

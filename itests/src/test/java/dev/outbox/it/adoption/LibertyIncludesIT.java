@@ -4,6 +4,7 @@ import dev.outbox.it.support.CrashServer;
 import dev.outbox.it.support.ExampleService;
 import dev.outbox.it.support.ExampleService.Reply;
 import dev.outbox.it.support.LibertyProcess;
+import dev.outbox.it.support.ServerLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -77,7 +78,7 @@ class LibertyIncludesIT {
         assertEquals(200, service.health("health/ready").status(), "readiness answers without a login");
         assertTrue(service.metrics().contains("outbox_"), "/metrics answers without a login, outbox series included");
         assertEquals(404, service.admin(null, null, "GET", "parked?limit=1", null).status(), "no admin API deployed");
-        assertTrue(messagesLog().lines().noneMatch(line -> line.contains("CWWKS1203E")),
+        assertTrue(ServerLog.linesSoFar(server.serverDir()).noneMatch(line -> line.contains("CWWKS1203E")),
                 "no refused request in the log (the lockout was never loaded)");
     }
 
@@ -85,7 +86,7 @@ class LibertyIncludesIT {
     void theAdminIncludeWithoutItsJarSaysWhichFileIsMissingInOneLine() throws Exception {
         server.launch(); // every request is refused (CWWKS1203E), so "answering" never comes: wait for the log
         String line = await(Duration.ofSeconds(90), "the admin WAR's start-up line about the missing jar",
-                () -> messagesLog().lines().filter(l -> l.contains("OUTBOX-6001")).findFirst(),
+                () -> ServerLog.linesSoFar(server.serverDir()).filter(l -> l.contains("OUTBOX-6001")).findFirst(),
                 Optional::isPresent).orElseThrow();
         assertTrue(line.contains(jar.normalize().toString()) && line.contains("outbox.admin.login.jar"),
                 "the line names the missing file and its setting: " + line);
@@ -113,14 +114,5 @@ class LibertyIncludesIT {
             }
         }
         return rewritten.toByteArray();
-    }
-
-    private String messagesLog() {
-        try {
-            Path log = server.serverDir().resolve("logs/messages.log");
-            return Files.exists(log) ? Files.readString(log) : "";
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 }

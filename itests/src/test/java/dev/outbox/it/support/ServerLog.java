@@ -30,7 +30,6 @@ public final class ServerLog {
         return messages(Path.of(Settings.required("it.server.dir")));
     }
 
-    /** The messages.log of the Liberty server in {@code serverDir} (a server the test starts itself). */
     /**
      * The lines of a server's messages.log so far, none while there is no log yet (a start being watched from its
      * first line): read like {@link #messages}, so a line still being written never fails the read.
@@ -40,6 +39,7 @@ public final class ServerLog {
         return Files.exists(log) ? messages(serverDir).lines() : java.util.stream.Stream.empty();
     }
 
+    /** The messages.log of the Liberty server in {@code serverDir} (a server the test starts itself). */
     public static String messages(Path serverDir) {
         Path log = serverDir.resolve("logs").resolve("messages.log");
         try {

@@ -112,22 +112,22 @@ public record Setting(String name, Section section, Kind kind, String defaultVal
 
     public boolean flag(Function<String, Optional<String>> source) {
         require(Kind.FLAG);
-        String value = raw(source, name).orElse(defaultValue);
-        return switch (value.toLowerCase(Locale.ROOT)) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new InvalidSettingException(name, "must be true or false", value);
-        };
+        return flagOf(name, raw(source, name).orElse(defaultValue));
     }
 
     /** The flag for one event type: {@code <name>.<EventType>} when set, else the setting itself. */
     public boolean flag(Function<String, Optional<String>> source, String eventType) {
         requirePerType();
-        return raw(source, name + "." + eventType).map(value -> switch (value.toLowerCase(Locale.ROOT)) {
+        return raw(source, name + "." + eventType).map(value -> flagOf(name + "." + eventType, value))
+                .orElseGet(() -> flag(source));
+    }
+
+    private static boolean flagOf(String name, String value) {
+        return switch (value.toLowerCase(Locale.ROOT)) {
             case "true" -> true;
             case "false" -> false;
-            default -> throw new InvalidSettingException(name + "." + eventType, "must be true or false", value);
-        }).orElseGet(() -> flag(source));
+            default -> throw new InvalidSettingException(name, "must be true or false", value);
+        };
     }
 
     public Duration duration(Function<String, Optional<String>> source) {

@@ -49,14 +49,18 @@ public final class CloudEventAttributes {
             }
         }
         String source = Settings.CLOUD_EVENTS_SOURCE.text(settings);
-        try {
-            if (source == null || source.isBlank()) {
-                throw new URISyntaxException(String.valueOf(source), "empty");
-            }
-            new URI(source);
-        } catch (URISyntaxException e) {
+        if (source == null || source.isBlank() || !isUriReference(source)) {
             throw new InvalidSettingException(Settings.CLOUD_EVENTS_SOURCE.name(),
                     "must be a URI reference (CloudEvents source), such as /orders or urn:example:orders", source);
+        }
+    }
+
+    private static boolean isUriReference(String text) {
+        try {
+            new URI(text);
+            return true;
+        } catch (URISyntaxException e) {
+            return false;
         }
     }
 

@@ -110,12 +110,9 @@ class JmsBatch {
         }
     }
 
-    /** The message's type and properties: the event's ids and versions, and its trace context (R6.7) if it has one. */
-    static void label(Message message, OutboundEvent outbound) throws JMSException {
-        label(message, outbound, Map.of());
-    }
-
     /**
+     * The message's type and properties: the event's ids and versions, and its trace context (R6.7) if it has one.
+     *
      * @param cloudEvent the CloudEvents attributes to add as {@code cloudEvents_<name>} properties (the prefix the
      *                   AMQP binding gives them, in the form a JMS property name allows), or none
      */

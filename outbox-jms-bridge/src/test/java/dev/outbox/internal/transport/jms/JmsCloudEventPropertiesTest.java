@@ -5,12 +5,9 @@ import dev.outbox.Ordering;
 import dev.outbox.OutboxEvent;
 import dev.outbox.internal.transport.CloudEventAttributes;
 import dev.outbox.spi.OutboundEvent;
-import jakarta.jms.Message;
 import org.junit.jupiter.api.Test;
 
-import java.lang.reflect.Proxy;
 import java.time.OffsetDateTime;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -24,16 +21,7 @@ class JmsCloudEventPropertiesTest {
             OutboxEvent.of("Order", "o-7", 4, "OrderPaid", "{}"), OffsetDateTime.now(), 1, 1, false, Ordering.STRICT, null);
 
     private static Map<String, Object> labelled(Map<String, String> settings) throws Exception {
-        Map<String, Object> properties = new HashMap<>();
-        Message message = (Message) Proxy.newProxyInstance(Message.class.getClassLoader(), new Class<?>[] {Message.class},
-                (proxy, method, args) -> {
-                    if (method.getName().startsWith("set") && method.getName().endsWith("Property")) {
-                        properties.put((String) args[0], args[1]);
-                    }
-                    return null;
-                });
-        JmsBatch.label(message, PAID, new CloudEventAttributes(name -> Optional.ofNullable(settings.get(name))).of(PAID));
-        return properties;
+        return LabelledProperties.of(PAID, new CloudEventAttributes(name -> Optional.ofNullable(settings.get(name))).of(PAID));
     }
 
     @Test

@@ -5,12 +5,9 @@ import dev.outbox.Ordering;
 import dev.outbox.OutboxEvent;
 import dev.outbox.TraceContext;
 import dev.outbox.spi.OutboundEvent;
-import jakarta.jms.Message;
 import org.junit.jupiter.api.Test;
 
-import java.lang.reflect.Proxy;
 import java.time.OffsetDateTime;
-import java.util.HashMap;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,17 +18,8 @@ class JmsTraceHeadersTest {
 
     /** The properties a message was given, by name. */
     private static Map<String, Object> labelled(TraceContext trace) throws Exception {
-        Map<String, Object> properties = new HashMap<>();
-        Message message = (Message) Proxy.newProxyInstance(Message.class.getClassLoader(), new Class<?>[] {Message.class},
-                (proxy, method, args) -> {
-                    if (method.getName().startsWith("set") && method.getName().endsWith("Property")) {
-                        properties.put((String) args[0], args[1]);
-                    }
-                    return null;
-                });
-        JmsBatch.label(message, new OutboundEvent(EventId.next(), OutboxEvent.of("Order", "o-1", 2, "OrderPaid", "{}"),
-                OffsetDateTime.now(), 1, 1, false, Ordering.STRICT, trace));
-        return properties;
+        return LabelledProperties.of(new OutboundEvent(EventId.next(), OutboxEvent.of("Order", "o-1", 2, "OrderPaid",
+                "{}"), OffsetDateTime.now(), 1, 1, false, Ordering.STRICT, trace), Map.of());
     }
 
     @Test

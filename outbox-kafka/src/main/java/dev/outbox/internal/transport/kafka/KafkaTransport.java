@@ -191,11 +191,9 @@ public class KafkaTransport implements Transport {
         }
     }
 
-    static ProducerRecord<String, String> recordOf(OutboundEvent outbound, String topic) {
-        return recordOf(outbound, topic, Map.of());
-    }
-
     /**
+     * The record of one event: keyed by its aggregate id (R9.1), the payload as value, the outbox's headers.
+     *
      * @param cloudEvent the CloudEvents attributes to add in the Kafka binding's binary mode ({@code ce_<name>}
      *                   headers, {@code content-type} for datacontenttype), or none
      */

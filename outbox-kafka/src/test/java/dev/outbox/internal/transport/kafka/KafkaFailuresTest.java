@@ -62,7 +62,7 @@ class KafkaFailuresTest {
                 java.net.URI.create("https://store/o1/v1"));
         var record = KafkaTransport.recordOf(new dev.outbox.spi.OutboundEvent(
                 new dev.outbox.EventId(java.util.UUID.randomUUID()), event, java.time.OffsetDateTime.now(), 1, 1),
-                "outbox.Order");
+                "outbox.Order", java.util.Map.of());
         assertEquals("", record.value(), "an empty value, the reference in its header");
         assertEquals("https://store/o1/v1", new String(record.headers()
                 .lastHeader(dev.outbox.OutboxHeaders.PAYLOAD_REFERENCE).value(), java.nio.charset.StandardCharsets.UTF_8));

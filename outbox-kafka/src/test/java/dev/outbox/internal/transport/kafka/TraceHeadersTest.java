@@ -12,6 +12,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 
 import java.time.OffsetDateTime;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -29,7 +30,7 @@ class TraceHeadersTest {
 
     @Test
     void theRecordedContextTravelsAsTraceparentAndTracestateAndTheInboxReadsItBack() {
-        ProducerRecord<String, String> record = KafkaTransport.recordOf(outbound(RECORDED), "outbox.Order");
+        ProducerRecord<String, String> record = KafkaTransport.recordOf(outbound(RECORDED), "outbox.Order", Map.of());
         assertEquals(RECORDED.traceParent(), new String(record.headers().lastHeader("traceparent").value()));
         assertEquals("vendor=opaque", new String(record.headers().lastHeader("tracestate").value()));
         InboxedEvent received = new RecordHeaders(record.headers(), "outbox.Order-0@1").event("{}").orElseThrow();
@@ -38,7 +39,7 @@ class TraceHeadersTest {
 
     @Test
     void anEventRecordedOutsideASpanSendsNoTraceHeader() {
-        ProducerRecord<String, String> record = KafkaTransport.recordOf(outbound(null), "outbox.Order");
+        ProducerRecord<String, String> record = KafkaTransport.recordOf(outbound(null), "outbox.Order", Map.of());
         assertNull(record.headers().lastHeader(OutboxHeaders.TRACEPARENT), "tracing off leaves no header");
         assertNull(record.headers().lastHeader(OutboxHeaders.TRACESTATE));
         assertNull(new RecordHeaders(record.headers(), "outbox.Order-0@1").event("{}").orElseThrow().trace());
