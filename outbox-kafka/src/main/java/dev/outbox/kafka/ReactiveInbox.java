@@ -21,7 +21,9 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 
 import java.lang.reflect.Method;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.logging.Logger;
@@ -67,6 +69,10 @@ public class ReactiveInbox {
     @Inject
     ReleaseSweep sweep;
 
+    /** The consumers {@link #watch} checked; {@link #unwatched} names each other one once. */
+    private final Set<String> watched = ConcurrentHashMap.newKeySet();
+    private final Set<String> unwatched = ConcurrentHashMap.newKeySet();
+
     /**
      * Watches {@code consumer}, which reads {@code channel}, for stalls (R6.1): liveness goes DOWN naming
      * it when its consumer group has records waiting for {@code outbox.health.consumer-stall} and it finished none.
@@ -90,6 +96,7 @@ public class ReactiveInbox {
         Iterable<String> names = config.getPropertyNames();
         IncomingChannel incoming = IncomingChannel.read(channel, source, names);
         incoming.requireCommitOnAcknowledgement(consumer);
+        watched.add(consumer);
         watch.watch(consumer, lag.of(incoming.bootstrapServers(source, names), incoming.client(),
                 incoming.group(consumer), incoming.topic()));
     }
@@ -99,6 +106,13 @@ public class ReactiveInbox {
      * the acknowledgement of {@code message} once that has committed (or the message was parked).
      */
     public CompletionStage<Void> process(String consumer, Message<String> message, Consumer<InboxedEvent> change) {
+        if (!watched.contains(consumer) && unwatched.add(consumer)) {
+            // R5.5: only watch knows the channel, so only it can refuse one that commits offsets by itself.
+            KafkaMessages.CHANNEL_UNWATCHED.log(LOG, () -> "consumer " + consumer + " processes records, but no"
+                    + " ReactiveInbox.watch(\"" + consumer + "\", <channel>) named its channel: its"
+                    + " mp.messaging.incoming.<channel>.enable.auto.commit is unchecked (true commits offsets of"
+                    + " records not yet applied, R5.5) and liveness does not watch it; call watch at start");
+        }
         // R5.7: the waiting events whose turn came go on between messages too (a skip, a recorded failure)
         try {
             sweep.keep(consumer, () -> attempt.releaseDue(consumer, turn -> change.accept(turn.event())));

@@ -29,6 +29,9 @@ public class OutboxDataSource {
     @Inject
     TransactionJoinCheck join;
 
+    @Inject
+    DataSourceCheck settingsCheck;
+
     private volatile DataSource dataSource;
     private volatile Dialect dialect;
     /** Set only by {@link #over}: the one connection every statement runs on. */
@@ -47,13 +50,18 @@ public class OutboxDataSource {
     }
 
     /**
-     * A connection for the outbox's statements, of a datasource the start-up probe saw follow the caller's JTA
-     * transaction ({@link TransactionJoinCheck}, R1.1); without a container ({@link #over}) the connection given.
+     * A connection for the outbox's statements, of a datasource whose settings passed {@link DataSourceCheck} and
+     * that the start-up probe saw follow the caller's JTA transaction ({@link TransactionJoinCheck}, R1.1); without a container ({@link #over}) the connection given.
      * Inside a transaction it is the business change's own connection.
      *
      * @throws NotInTransactionException naming {@code outbox.datasource} when the probe refused the datasource
+     * @throws DataSourceRefusedException when the settings check refused it ({@link DataSourceCheck}: durability,
+     *                                    isolation, time zone, error details)
      */
     public Connection connect() throws SQLException {
+        if (settingsCheck != null) {
+            settingsCheck.require();
+        }
         if (join != null) {
             join.require();
         }

@@ -8,9 +8,13 @@ import jakarta.json.stream.JsonParser;
 import jakarta.json.stream.JsonParsingException;
 
 import java.io.StringReader;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -106,13 +110,26 @@ public final class EventValidation {
             }
             // Walk the object with next(), which fails on truncated input; Parsson's skipObject() spins
             // forever on "{\"a\":" (seen with Parsson 1.1.7), a denial of service from one bad payload.
-            int depth = 1;
-            while (depth > 0) {
+            // Each open object's member names (an open array holds none): a name given twice reads as the first
+            // value to one parser and the last to another, so an approver's diff could hide what a consumer
+            // applies (R9.4); the message gives the position only (R6.3).
+            Deque<Set<String>> open = new ArrayDeque<>();
+            open.push(new HashSet<>());
+            while (!open.isEmpty()) {
                 JsonParser.Event next = parser.next();
-                if (next == JsonParser.Event.START_OBJECT || next == JsonParser.Event.START_ARRAY) {
-                    depth++;
-                } else if (next == JsonParser.Event.END_OBJECT || next == JsonParser.Event.END_ARRAY) {
-                    depth--;
+                switch (next) {
+                    case START_OBJECT -> open.push(new HashSet<>());
+                    case START_ARRAY -> open.push(Set.of());
+                    case END_OBJECT, END_ARRAY -> open.pop();
+                    case KEY_NAME -> {
+                        if (!open.peek().add(parser.getString())) {
+                            throw new InvalidEventException("payload", "names a member twice in one object (at line "
+                                    + parser.getLocation().getLineNumber() + ", column "
+                                    + parser.getLocation().getColumnNumber() + ")", where);
+                        }
+                    }
+                    default -> {
+                    }
                 }
             }
             if (parser.hasNext()) {

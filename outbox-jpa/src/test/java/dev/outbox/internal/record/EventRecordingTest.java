@@ -3,6 +3,7 @@ package dev.outbox.internal.record;
 import dev.outbox.*;
 import dev.outbox.PublishingProtocol;
 import dev.outbox.internal.config.OutboxSettings;
+import dev.outbox.internal.persistence.DataSourceCheck;
 import dev.outbox.internal.persistence.Dialect;
 import dev.outbox.internal.persistence.FakeTransaction;
 import dev.outbox.internal.persistence.FreshH2;
@@ -27,11 +28,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -144,6 +147,46 @@ class EventRecordingTest {
                 && e.getCause().getMessage().contains("outbox.datasource"), String.valueOf(e.getCause()));
         assertTrue(transaction.rollbackOnly, "the business change must not commit without its event");
         assertEquals(List.of(), assertDoesNotThrow(this::rows), "no row that would commit on its own");
+    }
+
+    /**
+     * Issue 42 item 6, R6.3 (and R1.2): a datasource the start-up settings check refused (a PostgreSQL driver that
+     * quotes row values in its exceptions, an H2 that loses acknowledged commits) is refused at the write too: on
+     * WildFly a deployment whose start-up refusal came during the server's boot still serves requests.
+     */
+    @Test
+    void aDataSourceTheSettingsCheckRefusedIsRefusedAtTheWriteTooAndNothingIsWritten() {
+        OutboxDataSource quoting = new OutboxDataSource() {
+            @Override
+            protected Connection open() throws SQLException {
+                return DriverManager.getConnection(url, "sa", "");
+            }
+
+            @Override
+            public Dialect dialect() {
+                Dialect h2 = new H2Dialect();
+                return (Dialect) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Dialect.class},
+                        (proxy, method, arguments) -> {
+                            if (method.getName().equals("verifyDataSource")) {
+                                throw new IllegalStateException("the outbox datasource " + arguments[1]
+                                        + " quotes row values in its exceptions: set logServerErrorDetail=false");
+                            }
+                            try {
+                                return method.invoke(h2, arguments);
+                            } catch (InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
+            }
+        };
+        recorder.dataSource = quoting;
+        DataSourceCheck.of(quoting, "jdbc/quoting");
+        OutboxWriteException e = assertThrows(OutboxWriteException.class, () -> recorder.record(List.of(PLACED)));
+        assertTrue(e.getCause() instanceof SQLTransientException
+                && e.getCause().getMessage().contains("jdbc/quoting")
+                && e.getCause().getMessage().contains("logServerErrorDetail=false"), String.valueOf(e.getCause()));
+        assertTrue(transaction.rollbackOnly, "the business change must not commit without its event");
+        assertEquals(List.of(), assertDoesNotThrow(this::rows), "nothing written on a refused datasource");
     }
 
     @Test

@@ -89,6 +89,24 @@ class EventValidationTest {
         assertFalse(e.getMessage().contains("secret"), "no payload content in the message: " + e.getMessage());
     }
 
+    // R9.4: a body that names a member twice reads differently to different parsers (first or last wins), so the
+    // diff an approver sees could hide the value a consumer applies.
+    @ParameterizedTest
+    @ValueSource(strings = {"{\"secret\":4000,\"secret\":4}", "{\"a\":{\"secret\":1,\"b\":[{\"secret\":2}],\"secret\":3}}"})
+    void aPayloadThatNamesAMemberTwiceInOneObjectIsRejected(String payload) {
+        InvalidEventException e = assertThrows(InvalidEventException.class,
+                () -> validation.check(List.of(event("Order", "o-1", 1, "OrderPlaced", payload))));
+        assertEquals("payload", e.field());
+        assertTrue(e.getMessage().contains("names a member twice"), e.getMessage());
+        assertFalse(e.getMessage().contains("secret"), "no payload content in the message: " + e.getMessage());
+    }
+
+    @Test
+    void theSameMemberNameInSiblingObjectsIsAccepted() {
+        assertDoesNotThrow(() -> validation.check(List.of(event("Order", "o-1", 1, "OrderPlaced",
+                "{\"a\":{\"id\":1},\"b\":{\"id\":2},\"c\":[{\"id\":3},{\"id\":4}]}"))));
+    }
+
     @Test
     void exactlyOneOfPayloadAndReferenceIsRequired() {
         assertEquals("payload", rejectedField(new OutboxEvent("Order", "o", 1, "T", 1, null, null)));

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,7 +83,10 @@ class WildFlyNonJtaDataSourceIT {
 
     private static Stream<String> lines() {
         try {
-            return Files.exists(serverLog()) ? Files.readAllLines(serverLog()).stream() : Stream.empty();
+            // ISO-8859-1: a line the server is still writing may end inside a multi-byte character (UTF-8 would fail)
+            return Files.exists(serverLog())
+                    ? Files.readString(serverLog(), StandardCharsets.ISO_8859_1).lines()
+                    : Stream.empty();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -34,6 +34,9 @@ public enum KafkaMessages implements NumberedMessage {
     /** A Kafka consumer reads its topic as its group. INFO. */
     CONSUMER_READS(4101, Level.INFO),
 
+    /** A Reactive Messaging consumer runs on a channel no ReactiveInbox.watch named: its enable.auto.commit is unchecked and liveness does not watch it. */
+    CHANNEL_UNWATCHED(4104, Level.WARNING),
+
     /** A Kafka consumer lost its connection; it reconnects from the last committed offset. */
     CONSUMER_LOST(4102, Level.WARNING),
 

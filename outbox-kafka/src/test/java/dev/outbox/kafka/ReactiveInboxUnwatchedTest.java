@@ -1,0 +1,71 @@
+package dev.outbox.kafka;
+
+import dev.outbox.internal.inbox.kafka.DeadLetters;
+import dev.outbox.internal.inbox.watch.ConsumerWatch;
+import org.apache.kafka.common.header.Headers;
+import org.eclipse.microprofile.reactive.messaging.Message;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 42 item 5, R5.5: the channel's enable.auto.commit is checked by ReactiveInbox.watch, which only knows the
+ * channel. A consumer that processes without ever being watched runs on a channel nobody checked (and that liveness
+ * does not watch): it is said once, naming what to call.
+ */
+class ReactiveInboxUnwatchedTest {
+
+    private final Logger log = Logger.getLogger(ReactiveInbox.class.getName());
+    private final List<String> lines = new CopyOnWriteArrayList<>();
+    private final Handler handler = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+            lines.add(record.getLevel() + " " + record.getMessage());
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    @AfterEach
+    void detach() {
+        log.removeHandler(handler);
+    }
+
+    @Test
+    void aConsumerThatWasNeverWatchedIsNamedOnceWithTheCallThatChecksItsChannel() {
+        log.addHandler(handler);
+        ReactiveInbox inbox = new ReactiveInbox();
+        inbox.watch = new ConsumerWatch();
+        inbox.deadLetters = new DeadLetters() {
+            @Override
+            public void park(String consumer, String topic, String key, String value, Headers headers, String failure,
+                             String position, String description) {
+                // a message without an outbox event id is parked: not what this test is about
+            }
+        };
+        for (int i = 0; i < 3; i++) {
+            inbox.process("loyalty", Message.of("{}"), event -> { });
+        }
+        inbox.process("receipts", Message.of("{}"), event -> { });
+
+        List<String> unwatched = lines.stream().filter(line -> line.contains("OUTBOX-4104")).toList();
+        assertEquals(2, unwatched.size(), "one line per unwatched consumer, not per message: " + lines);
+        assertTrue(unwatched.get(0).startsWith("WARNING") && unwatched.get(0).contains("loyalty")
+                && unwatched.get(0).contains("ReactiveInbox.watch") && unwatched.get(0).contains("enable.auto.commit"),
+                unwatched.get(0));
+    }
+}
