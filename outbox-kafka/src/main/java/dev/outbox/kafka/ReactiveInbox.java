@@ -20,6 +20,10 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 import java.lang.reflect.Method;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
@@ -69,9 +73,18 @@ public class ReactiveInbox {
     @Inject
     ReleaseSweep sweep;
 
-    /** The consumers {@link #watch} checked; {@link #unwatched} names each other one once. */
+    /**
+     * How long after its first record a consumer may still be unwatched: records often arrive before the
+     * application's start-up observers, where {@link #watch} is called, have run.
+     */
+    static final Duration WATCH_GRACE = Duration.ofMinutes(1);
+
+    /** The consumers {@link #watch} checked. */
     private final Set<String> watched = ConcurrentHashMap.newKeySet();
-    private final Set<String> unwatched = ConcurrentHashMap.newKeySet();
+    /** When each consumer not (yet) watched processed its first record; {@link #said} once the line was logged. */
+    private final Map<String, Instant> unwatchedSince = new ConcurrentHashMap<>();
+    private final Set<String> said = ConcurrentHashMap.newKeySet();
+    Clock clock = Clock.systemUTC();
 
     /**
      * Watches {@code consumer}, which reads {@code channel}, for stalls (R6.1): liveness goes DOWN naming
@@ -96,7 +109,7 @@ public class ReactiveInbox {
         Iterable<String> names = config.getPropertyNames();
         IncomingChannel incoming = IncomingChannel.read(channel, source, names);
         incoming.requireCommitOnAcknowledgement(consumer);
-        watched.add(consumer);
+        watched(consumer);
         watch.watch(consumer, lag.of(incoming.bootstrapServers(source, names), incoming.client(),
                 incoming.group(consumer), incoming.topic()));
     }
@@ -106,13 +119,7 @@ public class ReactiveInbox {
      * the acknowledgement of {@code message} once that has committed (or the message was parked).
      */
     public CompletionStage<Void> process(String consumer, Message<String> message, Consumer<InboxedEvent> change) {
-        if (!watched.contains(consumer) && unwatched.add(consumer)) {
-            // R5.5: only watch knows the channel, so only it can refuse one that commits offsets by itself.
-            KafkaMessages.CHANNEL_UNWATCHED.log(LOG, () -> "consumer " + consumer + " processes records, but no"
-                    + " ReactiveInbox.watch(\"" + consumer + "\", <channel>) named its channel: its"
-                    + " mp.messaging.incoming.<channel>.enable.auto.commit is unchecked (true commits offsets of"
-                    + " records not yet applied, R5.5) and liveness does not watch it; call watch at start");
-        }
+        sayIfUnwatched(consumer);
         // R5.7: the waiting events whose turn came go on between messages too (a skip, a recorded failure)
         try {
             sweep.keep(consumer, () -> attempt.releaseDue(consumer, turn -> change.accept(turn.event())));
@@ -137,6 +144,28 @@ public class ReactiveInbox {
         }
         watch.progressed(consumer);
         return acknowledge(consumer, message, position);
+    }
+
+    void watched(String consumer) {
+        watched.add(consumer);
+    }
+
+    /**
+     * R5.5: only {@link #watch} knows the channel, so only it can refuse one that commits offsets by itself. A
+     * consumer still unwatched {@link #WATCH_GRACE} after its first record is named once.
+     */
+    private void sayIfUnwatched(String consumer) {
+        if (watched.contains(consumer) || said.contains(consumer)) {
+            return;
+        }
+        Instant first = unwatchedSince.computeIfAbsent(consumer, any -> clock.instant());
+        if (clock.instant().isBefore(first.plus(WATCH_GRACE)) || !said.add(consumer)) {
+            return;
+        }
+        KafkaMessages.CHANNEL_UNWATCHED.log(LOG, () -> "consumer " + consumer + " has processed records for "
+                + WATCH_GRACE.toSeconds() + " s, but no ReactiveInbox.watch(\"" + consumer + "\", <channel>) named its"
+                + " channel: its mp.messaging.incoming.<channel>.enable.auto.commit is unchecked (true commits"
+                + " offsets of records not yet applied, R5.5) and liveness does not watch it; call watch at start");
     }
 
     /**

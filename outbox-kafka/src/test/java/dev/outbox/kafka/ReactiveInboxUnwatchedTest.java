@@ -7,6 +7,9 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
@@ -19,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Issue 42 item 5, R5.5: the channel's enable.auto.commit is checked by ReactiveInbox.watch, which only knows the
  * channel. A consumer that processes without ever being watched runs on a channel nobody checked (and that liveness
- * does not watch): it is said once, naming what to call.
+ * does not watch): it is said once, naming what to call, but only after a grace, since records often arrive before
+ * the application's start-up observers (where watch is called) have run.
  */
 class ReactiveInboxUnwatchedTest {
 
@@ -46,7 +50,39 @@ class ReactiveInboxUnwatchedTest {
     }
 
     @Test
-    void aConsumerThatWasNeverWatchedIsNamedOnceWithTheCallThatChecksItsChannel() {
+    void aConsumerStillUnwatchedAMinuteAfterItsFirstRecordIsNamedOnceWithTheCallThatChecksItsChannel() {
+        ReactiveInbox inbox = inbox();
+        process(inbox, "loyalty");
+        process(inbox, "receipts");
+        clock = clock.plusSeconds(30);
+        process(inbox, "loyalty");
+        assertEquals(List.of(), unwatchedLines(), "records often come before the start-up observers call watch");
+
+        clock = clock.plusSeconds(31);
+        for (int i = 0; i < 3; i++) {
+            process(inbox, "loyalty");
+        }
+        process(inbox, "receipts");
+        List<String> unwatched = unwatchedLines();
+        assertEquals(2, unwatched.size(), "one line per unwatched consumer, not per record: " + lines);
+        assertTrue(unwatched.get(0).startsWith("WARNING") && unwatched.get(0).contains("loyalty")
+                && unwatched.get(0).contains("ReactiveInbox.watch") && unwatched.get(0).contains("enable.auto.commit"),
+                unwatched.get(0));
+    }
+
+    @Test
+    void aConsumerWatchedAfterItsFirstRecordsIsNeverNamed() {
+        ReactiveInbox inbox = inbox();
+        process(inbox, "loyalty");
+        inbox.watched("loyalty"); // what watch does once the channel passed its check
+        clock = clock.plusSeconds(120);
+        process(inbox, "loyalty");
+        assertEquals(List.of(), unwatchedLines());
+    }
+
+    private Instant clock = Instant.parse("2026-12-07T10:00:00Z");
+
+    private ReactiveInbox inbox() {
         log.addHandler(handler);
         ReactiveInbox inbox = new ReactiveInbox();
         inbox.watch = new ConsumerWatch();
@@ -57,15 +93,15 @@ class ReactiveInboxUnwatchedTest {
                 // a message without an outbox event id is parked: not what this test is about
             }
         };
-        for (int i = 0; i < 3; i++) {
-            inbox.process("loyalty", Message.of("{}"), event -> { });
-        }
-        inbox.process("receipts", Message.of("{}"), event -> { });
+        return inbox;
+    }
 
-        List<String> unwatched = lines.stream().filter(line -> line.contains("OUTBOX-4104")).toList();
-        assertEquals(2, unwatched.size(), "one line per unwatched consumer, not per message: " + lines);
-        assertTrue(unwatched.get(0).startsWith("WARNING") && unwatched.get(0).contains("loyalty")
-                && unwatched.get(0).contains("ReactiveInbox.watch") && unwatched.get(0).contains("enable.auto.commit"),
-                unwatched.get(0));
+    private void process(ReactiveInbox inbox, String consumer) {
+        inbox.clock = Clock.fixed(clock, ZoneOffset.UTC);
+        inbox.process(consumer, Message.of("{}"), event -> { });
+    }
+
+    private List<String> unwatchedLines() {
+        return lines.stream().filter(line -> line.contains("OUTBOX-4104")).toList();
     }
 }
