@@ -51,11 +51,35 @@ class PublishedServerConfigTest {
     }
 
     @Test
-    void theWildFlyZipHoldsTheOutboxScript() throws Exception {
+    void theWildFlyZipHoldsTheOutboxScriptsOnePerConcern() throws Exception {
         Map<String, byte[]> zipped = entries(zip("wildfly"));
-        assertEquals(Set.of("outbox.cli"), zipped.keySet(), "the WildFly zip's files");
-        assertArrayEquals(Files.readAllBytes(WILDFLY.resolve("outbox.cli")), zipped.get("outbox.cli"),
-                "outbox.cli in the zip differs from wildfly-config's");
+        assertEquals(new TreeSet<>(Set.of("outbox.cli", "outbox-jms.cli", "outbox-kafka.cli", "outbox-admin.cli")),
+                zipped.keySet(), "the WildFly zip's files, flat at its root");
+        for (Map.Entry<String, byte[]> entry : zipped.entrySet()) {
+            assertArrayEquals(Files.readAllBytes(WILDFLY.resolve(entry.getKey())), entry.getValue(),
+                    entry.getKey() + " in the zip differs from wildfly-config's: rebuild outbox-server-config");
+        }
+    }
+
+    /** The WildFly counterpart of the features check: a JMS-only server gets no Reactive Messaging subsystem. */
+    @Test
+    void eachWildFlyScriptAddsOnlyTheSubsystemsOfItsOwnConcern() throws Exception {
+        Map<String, Set<String>> subsystems = Map.of(
+                "outbox.cli", Set.of("microprofile-health-smallrye", "micrometer", "transactions",
+                        "microprofile-config-smallrye", "metrics"),
+                "outbox-jms.cli", Set.of("messaging-activemq", "microprofile-config-smallrye"),
+                "outbox-kafka.cli", Set.of("microprofile-reactive-streams-operators-smallrye",
+                        "microprofile-reactive-messaging-smallrye", "microprofile-config-smallrye"),
+                "outbox-admin.cli", Set.of("microprofile-config-smallrye"));
+        for (Map.Entry<String, Set<String>> script : subsystems.entrySet()) {
+            java.util.regex.Matcher touched = java.util.regex.Pattern.compile("^/subsystem=([\\w-]+)",
+                    java.util.regex.Pattern.MULTILINE).matcher(Files.readString(WILDFLY.resolve(script.getKey())));
+            Set<String> found = new TreeSet<>();
+            while (touched.find()) {
+                found.add(touched.group(1));
+            }
+            assertEquals(new TreeSet<>(script.getValue()), found, script.getKey() + "'s subsystems");
+        }
     }
 
     @Test

@@ -37,6 +37,11 @@ class SettingsReferenceTest {
             "outbox-kafka.xml", Set.of(Section.KAFKA),
             "outbox-admin.xml", Set.of(Section.REPLAY));
     static final Path WILDFLY_SCRIPT = Path.of("..", "wildfly-config", "src", "main", "cli", "outbox.cli");
+    /** Issue 45: the WildFly scripts split as the Liberty includes are; the core (outbox.cli) takes the rest. */
+    static final Map<String, Set<Section>> WILDFLY_SCRIPTS = Map.of(
+            "outbox-jms.cli", Set.of(Section.JMS),
+            "outbox-kafka.cli", Set.of(Section.KAFKA),
+            "outbox-admin.cli", Set.of(Section.REPLAY));
     static final String BEGIN = "BEGIN generated from Settings.java";
     static final String END = "END generated";
 
@@ -66,8 +71,16 @@ class SettingsReferenceTest {
     }
 
     @Test
-    void theWildFlyIncludeSetsEverySettingToItsDefault() throws IOException {
-        checkGenerated(WILDFLY_SCRIPT, "# ", "", wildflyConfigSource());
+    void theWildFlyScriptsSetEverySettingToItsDefaultEachInTheScriptOfItsConcern() throws IOException {
+        Set<Section> claimed = new java.util.HashSet<>();
+        WILDFLY_SCRIPTS.values().forEach(claimed::addAll);
+        checkGenerated(WILDFLY_SCRIPT, "# ", "", wildflyConfigSource("outbox", 150, section -> !claimed.contains(section)));
+        for (Map.Entry<String, Set<Section>> script : WILDFLY_SCRIPTS.entrySet()) {
+            // a part's source sits below the core's, so a setting a service puts in "outbox" wins whichever part
+            // declares it
+            checkGenerated(WILDFLY_SCRIPT.resolveSibling(script.getKey()), "# ", "", wildflyConfigSource(
+                    script.getKey().replace(".cli", ""), 140, script.getValue()::contains));
+        }
     }
 
     @Test
@@ -146,13 +159,13 @@ class SettingsReferenceTest {
         return out.append("  ").toString();
     }
 
-    /** One CLI command: the config source "outbox" with every setting (a comment cannot sit inside a command). */
-    static String wildflyConfigSource() {
-        List<String> properties = inServerConfiguration().stream()
+    /** One CLI command: a config source with every setting of the sections (a comment cannot sit inside a command). */
+    static String wildflyConfigSource(String source, int ordinal, java.util.function.Predicate<Section> sections) {
+        List<String> properties = inServerConfiguration().stream().filter(s -> sections.test(s.section()))
                 .map(s -> "  \"" + s.name() + "\" => \"" + WILDFLY_VALUES.getOrDefault(s.name(), s.defaultValue()) + "\"")
                 .toList();
-        return "\n/subsystem=microprofile-config-smallrye/config-source=outbox:add(ordinal=150, properties={ \\\n"
-                + String.join(", \\\n", properties) + " \\\n})\n";
+        return "\n/subsystem=microprofile-config-smallrye/config-source=" + source + ":add(ordinal=" + ordinal
+                + ", properties={ \\\n" + String.join(", \\\n", properties) + " \\\n})\n";
     }
 
     private static String type(Setting s) {
