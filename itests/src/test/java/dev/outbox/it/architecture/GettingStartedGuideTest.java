@@ -67,11 +67,20 @@ class GettingStartedGuideTest {
     }
 
     @Test
-    void everyCodeBlockNamesWhereItComesFrom() throws IOException {
+    void everyCodeBlockNamesWhereItComesFromAndHoldsCode() throws IOException {
         String guide = Files.readString(GUIDE);
-        long blocks = guide.lines().filter(line -> line.startsWith("```") && line.length() > 3).count();
-        assertEquals(blocks, snippets().stream().filter(snippet -> snippet.kind() != null).count(),
-                "every code block is preceded by <!-- from: <file> --> or <!-- generate: outbox-archetype -->");
+        // every fence, opening or closing, with or without a language, indented or not, and the other fence style
+        long fences = guide.lines().map(String::strip).filter(line -> line.startsWith("```")).count();
+        assertEquals(0, guide.lines().map(String::strip).filter(line -> line.startsWith("~~~")).count(),
+                "~~~ fences are not checked: use ```");
+        assertEquals(0, fences % 2, "an unclosed ``` fence");
+        List<Snippet> snippets = snippets();
+        assertEquals(fences / 2, snippets.size(), "code blocks the check does not see (an indented fence?)");
+        for (Snippet snippet : snippets) {
+            assertTrue(snippet.kind() != null, "a code block without <!-- from: <file> --> or"
+                    + " <!-- generate: outbox-archetype --> before it:\n" + snippet.text());
+            assertTrue(!parts(snippet.text()).isEmpty(), "a block of nothing but '...' from " + snippet.source());
+        }
     }
 
     @Test

@@ -8,7 +8,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -46,6 +51,44 @@ class DepositFlowIT {
         // Applied once: nothing more arrives after the three (a duplicate would show as a fourth line).
         Thread.sleep(2_000);
         assertEquals(shown, get("/api/accounts/" + account).body(), "the statement changed after all three");
+    }
+
+    @Test
+    void concurrentDepositsToOneAccountGetVersionsWithoutAHoleAndEachReachesTheStatementOnce() throws Exception {
+        String account = "acc-" + UUID.randomUUID();
+        int deposits = 12;
+        ExecutorService clients = Executors.newFixedThreadPool(6);
+        List<Future<HttpResponse<String>>> sent = new ArrayList<>();
+        for (int i = 0; i < deposits; i++) {
+            sent.add(clients.submit(() -> post(account, "{\"amount\": 1}")));
+        }
+        int accepted = 0;
+        for (Future<HttpResponse<String>> response : sent) {
+            int status = response.get().statusCode();
+            assertTrue(status == 201 || status == 409, "201, or 409 for a deposit that lost the race to open the"
+                    + " account: " + status + " " + response.get().body());
+            accepted += status == 201 ? 1 : 0;
+        }
+        clients.shutdown();
+        assertTrue(accepted >= deposits / 2, "most deposits were accepted: " + accepted);
+
+        String shown = awaitStatementLines(account, accepted);
+        Matcher line = LINE.matcher(shown);
+        List<String> versions = new ArrayList<>();
+        while (line.find()) {
+            versions.add(line.group(1));
+        }
+        List<String> expected = new ArrayList<>();
+        for (int v = 1; v <= accepted; v++) {
+            expected.add(String.valueOf(v));
+        }
+        assertEquals(expected, versions, "one line per accepted deposit, versions 1 to " + accepted + ": " + shown);
+    }
+
+    @Test
+    void aDepositWhoseAmountIsNotANumberIsRefused() throws Exception {
+        HttpResponse<String> refused = post("acc-" + UUID.randomUUID(), "{\"amount\": \"5\"}");
+        assertEquals(400, refused.statusCode(), refused.body());
     }
 
     @Test

@@ -35,6 +35,8 @@ public class Accounts {
         }
         BigDecimal cents = amount.setScale(2);
         // The row lock orders concurrent deposits to one account, so their versions are 1, 2, 3 ... with no hole.
+        // Two first deposits to a new account both find no row to lock: the second insert of its id fails at the
+        // flush, and that deposit rolls back with its event (AccountConflicts answers 409: try again).
         Account account = entityManager.find(Account.class, accountId, LockModeType.PESSIMISTIC_WRITE);
         if (account == null) {
             account = Account.open(accountId);

@@ -35,7 +35,7 @@ public class AccountsResource {
     @Path("/deposits")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response deposit(@PathParam("id") String accountId, JsonObject deposit) {
-        JsonNumber amount = deposit == null ? null : deposit.getJsonNumber("amount");
+        JsonNumber amount = deposit != null && deposit.get("amount") instanceof JsonNumber number ? number : null;
         if (amount == null || amount.bigDecimalValue().signum() <= 0
                 || amount.bigDecimalValue().stripTrailingZeros().scale() > 2) {
             return Response.status(Response.Status.BAD_REQUEST)
