@@ -49,6 +49,32 @@ class PostgreSqlDialectContractIT extends ConfiguredDatabaseContractTest {
         }
     }
 
+    /**
+     * A probe cut short by a lost connection or a server that ended the session says nothing about the driver: it is
+     * no verdict (an SQLException, tried again by the next connection), never a refusal kept for the deployment's life
+     * (DataSourceCheck keeps an IllegalStateException as the datasource's verdict).
+     */
+    @Test
+    void aProbeCutShortByAnEndedSessionIsNoVerdict() throws Exception {
+        try (Connection ended = DriverManager.getConnection(withOption(url(), "logServerErrorDetail=false"), user(),
+                password()); Connection admin = DriverManager.getConnection(url(), user(), password())) {
+            int pid;
+            try (var select = ended.createStatement(); var rs = select.executeQuery("SELECT pg_backend_pid()")) {
+                rs.next();
+                pid = rs.getInt(1);
+            }
+            try (var terminate = admin.prepareStatement("SELECT pg_terminate_backend(?)")) {
+                terminate.setInt(1, pid);
+                terminate.execute();
+            }
+            java.sql.SQLException passing = assertThrows(java.sql.SQLException.class,
+                    () -> new PostgreSqlDialect().verifyDataSource(ended, "jdbc/outbox"),
+                    "an ended session is no answer about the driver's error details");
+            assertTrue(passing.getSQLState() != null && (passing.getSQLState().startsWith("08")
+                    || passing.getSQLState().startsWith("57")), "SQLState " + passing.getSQLState());
+        }
+    }
+
     private static String withOption(String url, String option) {
         return url + (url.contains("?") ? "&" : "?") + option;
     }

@@ -52,7 +52,8 @@ public final class PostgreSqlDialect implements Dialect {
      * logServerErrorDetail=false}; those exceptions are causes of the recorder's and the inbox's. The probe makes the
      * server quote a known value and looks for it in the exception and its causes, which holds whatever way the
      * property was set (a datasource property, a URL parameter) and through any pool's wrapper. A probe that fails
-     * any other way proves nothing, and is refused too rather than taken for a quiet driver.
+     * any other way proves nothing, and is refused too rather than taken for a quiet driver; one cut short by a lost
+     * connection or an ended session is no verdict at all (its SQLException is thrown, and the next connection asks).
      */
     @Override
     public void verifyDataSource(Connection connection, String dataSource) throws SQLException {
@@ -74,6 +75,10 @@ public final class PostgreSqlDialect implements Dialect {
                     + " logServerErrorDetail=false (Liberty: logServerErrorDetail=\"false\" on the dataSource's"
                     + " properties.postgresql; WildFly: ?logServerErrorDetail=false in the connection URL)");
         }
+        if (answer != null && !isProbeFailure(answer) && isPassing(answer)) {
+            // a lost connection or an ended session says nothing about the driver: no verdict, the next one asks
+            throw answer;
+        }
         if (answer == null || !isProbeFailure(answer)) {
             throw new IllegalStateException("the start-up probe of the outbox datasource " + dataSource + " did not"
                     + " fail as it must (" + (answer == null ? "no error" : "SQLState " + answer.getSQLState()) + "),"
@@ -91,6 +96,12 @@ public final class PostgreSqlDialect implements Dialect {
             }
         }
         return false;
+    }
+
+    /** Connection exceptions (08), lack of resources (53) and operator intervention (57: cancelled, shut down). */
+    private static boolean isPassing(SQLException failure) {
+        String state = failure.getSQLState();
+        return state != null && (state.startsWith("08") || state.startsWith("53") || state.startsWith("57"));
     }
 
     private static boolean isProbeFailure(SQLException failure) {
