@@ -33,21 +33,42 @@ class GettingStartedGuideTest {
     private static final Path GUIDE = ROOT.resolve("docs/getting-started.md");
     private static final Path ARCHETYPE = ROOT.resolve("outbox-archetype");
     private static final String TEMPLATES = "outbox-archetype/src/main/resources/archetype-resources/";
+    private static final Path README = ROOT.resolve("README.md");
+    /** A fenced block, indented or not (in a list item), with the marker before it. */
     private static final Pattern BLOCK = Pattern.compile(
-            "(?m)^(?:<!-- (from|generate): (\\S+) -->\\n)?```\\w*\\n(.*?)^```$", Pattern.DOTALL);
+            "(?m)^ *(?:<!-- (from|generate): (\\S+) -->\\n *)?```\\w*\\n(.*?)^ *```$", Pattern.DOTALL);
 
     record Snippet(String kind, String source, String text) {
     }
 
+    /** The README's adoption steps, "Use it in your EAR", are held to the same rule as the guide. */
+    @Test
+    void everySnippetOfTheReadmesAdoptionStepsIsStillInItsFile() throws IOException {
+        String readme = Files.readString(README);
+        String steps = readme.substring(readme.indexOf("## Use it in your EAR"), readme.indexOf("## Modules"));
+        List<Snippet> snippets = snippets(steps);
+        assertEquals(fences(steps) / 2, snippets.size(), "code blocks the check does not see");
+        assertEquals(List.of(), stale(snippets), "snippets of the README's adoption steps that their files no longer"
+                + " hold, or without <!-- from: <file> -->");
+        assertTrue(snippets.size() >= 4, "the README's snippets were found: " + snippets.size());
+    }
+
     @Test
     void everySnippetIsStillInTheFileItIsTakenFrom() throws IOException {
+        List<Snippet> checked = snippets().stream().filter(snippet -> "from".equals(snippet.kind())).toList();
+        assertEquals(List.of(), stale(checked), "snippets of the guide that their files no longer hold");
+        assertTrue(checked.size() >= 10, "the guide's snippets were found: " + checked.size());
+    }
+
+    /** Each snippet that is not in its file (or names none), with what is missing. */
+    private static List<String> stale(List<Snippet> snippets) throws IOException {
         Properties generated = archetypeTestProperties();
         Map<String, String> velocity = Map.of("${package}", generated.getProperty("package"),
                 "${rootArtifactId}", generated.getProperty("artifactId"));
         List<String> stale = new ArrayList<>();
-        int checked = 0;
-        for (Snippet snippet : snippets()) {
+        for (Snippet snippet : snippets) {
             if (!"from".equals(snippet.kind())) {
+                stale.add("a block without <!-- from: <file> -->:\n" + snippet.text());
                 continue;
             }
             String file = Files.readString(ROOT.resolve(snippet.source()));
@@ -60,10 +81,12 @@ class GettingStartedGuideTest {
             if (missing != null) {
                 stale.add(snippet.source() + ": no longer holds\n" + missing);
             }
-            checked++;
         }
-        assertEquals(List.of(), stale, "snippets of the guide that their files no longer hold");
-        assertTrue(checked >= 10, "the guide's snippets were found: " + checked);
+        return stale;
+    }
+
+    private static long fences(String text) {
+        return text.lines().map(String::strip).filter(line -> line.startsWith("```")).count();
     }
 
     @Test
@@ -124,7 +147,11 @@ class GettingStartedGuideTest {
     }
 
     private static List<Snippet> snippets() throws IOException {
-        Matcher block = BLOCK.matcher(Files.readString(GUIDE));
+        return snippets(Files.readString(GUIDE));
+    }
+
+    private static List<Snippet> snippets(String text) {
+        Matcher block = BLOCK.matcher(text);
         List<Snippet> snippets = new ArrayList<>();
         while (block.find()) {
             snippets.add(new Snippet(block.group(1), block.group(2), block.group(3)));
