@@ -22,6 +22,9 @@ public enum JmsMessages implements NumberedMessage {
     /** The connection factory does not say how it keeps persistent messages: what to keep on the broker. */
     PERSISTENCE_UNKNOWN(3004, Level.INFO),
 
+    /** The publisher's connection factory, bound after its start, may lose acknowledged messages: nothing is sent through it until it is fixed. */
+    PERSISTENCE_REFUSED(3005, Level.SEVERE),
+
     /** An MDB got a message without the event id header: acknowledged without processing (not an outbox message). */
     NO_EVENT_ID(3101, Level.SEVERE),
 

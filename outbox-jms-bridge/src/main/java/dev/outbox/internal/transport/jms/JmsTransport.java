@@ -44,6 +44,7 @@ public class JmsTransport implements Transport {
     private CloudEventAttributes cloudEvents;
     private int maxMessageBytes;
     private String connectionFactory;
+    private PersistenceCheck persistence;
 
     @PostConstruct
     void configure() {
@@ -51,15 +52,20 @@ public class JmsTransport implements Transport {
         cloudEvents = new CloudEventAttributes(this::setting);
         maxMessageBytes = Settings.JMS_MAX_MESSAGE_BYTES.integer(this::setting);
         connectionFactory = Settings.JMS_CONNECTION_FACTORY.text(this::setting);
-        Object factory;
-        try {
-            factory = InitialContext.doLookup(connectionFactory);
-        } catch (NamingException e) {
-            return; // the first send names the missing factory (OUTBOX-3001) and retries until it is there
-        }
-        // R4.7: at the publisher's start, so a factory that may lose acknowledged messages stops the application
-        AssuredPersistence.require(connectionFactory, factory,
+        // R4.7: at the publisher's start, so a factory that may lose acknowledged messages stops the application;
+        // one not bound yet is checked before the first send that finds it
+        persistence = new PersistenceCheck(connectionFactory, JmsTransport::boundAt,
                 Settings.JMS_REQUIRE_ASSURED_PERSISTENCE.flag(this::setting));
+        persistence.atStart();
+    }
+
+    /** The object bound at the JNDI name, or null while none is (the first send then names the missing factory). */
+    private static Object boundAt(String name) {
+        try {
+            return InitialContext.doLookup(name);
+        } catch (NamingException e) {
+            return null;
+        }
     }
 
     @Override
@@ -76,6 +82,10 @@ public class JmsTransport implements Transport {
     @Override
     public List<SendResult> send(List<OutboundEvent> events, SendDeadline deadline) {
         List<SendResult> results = new ArrayList<>(events.size());
+        if (!persistence.allowsSend()) {
+            events.forEach(event -> results.add(new SendResult.TransientFailure("PersistenceNotAssured")));
+            return results;
+        }
         try {
             batch.send(connectionFactory, events, deadline, this::destinationName, cloudEvents::of, maxMessageBytes,
                     results);
