@@ -46,8 +46,8 @@ class GettingStartedGuideTest {
     void everySnippetOfTheReadmesAdoptionStepsIsStillInItsFile() throws IOException {
         String readme = Files.readString(README);
         String steps = readme.substring(readme.indexOf("## Use it in your EAR"), readme.indexOf("## Modules"));
+        everyBlockIsSeenMarkedAndHoldsCode(steps);
         List<Snippet> snippets = snippets(steps);
-        assertEquals(fences(steps) / 2, snippets.size(), "code blocks the check does not see");
         assertEquals(List.of(), stale(snippets), "snippets of the README's adoption steps that their files no longer"
                 + " hold, or without <!-- from: <file> -->");
         assertTrue(snippets.size() >= 4, "the README's snippets were found: " + snippets.size());
@@ -91,14 +91,22 @@ class GettingStartedGuideTest {
 
     @Test
     void everyCodeBlockNamesWhereItComesFromAndHoldsCode() throws IOException {
-        String guide = Files.readString(GUIDE);
-        // every fence, opening or closing, with or without a language, indented or not, and the other fence style
-        long fences = guide.lines().map(String::strip).filter(line -> line.startsWith("```")).count();
-        assertEquals(0, guide.lines().map(String::strip).filter(line -> line.startsWith("~~~")).count(),
+        everyBlockIsSeenMarkedAndHoldsCode(Files.readString(GUIDE));
+    }
+
+    /**
+     * Every fence, opening or closing, with or without a language, indented or not, is seen; the other fence style
+     * is refused; each block names its source and holds more than "...". Parts of a block (between "..." lines) are
+     * found in their file in order but each may come from anywhere after the previous one: a snippet is an excerpt,
+     * and whoever writes one keeps each part a piece of one place.
+     */
+    private static void everyBlockIsSeenMarkedAndHoldsCode(String text) {
+        long fences = fences(text);
+        assertEquals(0, text.lines().map(String::strip).filter(line -> line.startsWith("~~~")).count(),
                 "~~~ fences are not checked: use ```");
         assertEquals(0, fences % 2, "an unclosed ``` fence");
-        List<Snippet> snippets = snippets();
-        assertEquals(fences / 2, snippets.size(), "code blocks the check does not see (an indented fence?)");
+        List<Snippet> snippets = snippets(text);
+        assertEquals(fences / 2, snippets.size(), "code blocks the check does not see");
         for (Snippet snippet : snippets) {
             assertTrue(snippet.kind() != null, "a code block without <!-- from: <file> --> or"
                     + " <!-- generate: outbox-archetype --> before it:\n" + snippet.text());

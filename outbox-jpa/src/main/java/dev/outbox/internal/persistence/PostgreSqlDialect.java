@@ -66,7 +66,14 @@ public final class PostgreSqlDialect implements Dialect {
         } finally {
             if (before != null) {
                 // a failed statement aborts the whole transaction on PostgreSQL; the caller's stays usable
-                connection.rollback(before);
+                try {
+                    connection.rollback(before);
+                } catch (SQLException rollbackFailed) {
+                    if (answer == null) {
+                        throw rollbackFailed;
+                    }
+                    answer.addSuppressed(rollbackFailed); // the probe's own answer says more (an ended session)
+                }
             }
         }
         if (answer != null && quotes(answer, DETAIL_PROBE)) {

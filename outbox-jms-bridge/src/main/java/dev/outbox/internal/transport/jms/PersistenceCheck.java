@@ -1,5 +1,6 @@
 package dev.outbox.internal.transport.jms;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.logging.Logger;
 
@@ -18,7 +19,7 @@ final class PersistenceCheck {
     private final Function<String, Object> lookup;
     private final boolean required;
     private volatile boolean passed;
-    private volatile boolean refusalSaid;
+    private final AtomicBoolean refusalSaid = new AtomicBoolean();
 
     PersistenceCheck(String jndiName, Function<String, Object> lookup, boolean required) {
         this.jndiName = jndiName;
@@ -49,8 +50,7 @@ final class PersistenceCheck {
             passed = true;
             return true;
         } catch (IllegalStateException refused) {
-            if (!refusalSaid) {
-                refusalSaid = true;
+            if (refusalSaid.compareAndSet(false, true)) { // once, whichever worker finds it first
                 JmsMessages.PERSISTENCE_REFUSED.log(LOG, () -> refused.getMessage() + "; nothing is sent through it"
                         + " until it is fixed (the events wait)");
             }
