@@ -2,19 +2,11 @@ package dev.outbox.it.adoption;
 
 import dev.outbox.it.support.CrashServer;
 import dev.outbox.it.support.ExampleService;
-import dev.outbox.it.support.LibertyProcess;
-import dev.outbox.it.support.ServerLog;
+import dev.outbox.it.support.StartAttempt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
-
-import static dev.outbox.it.support.Eventually.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,24 +21,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @EnabledIfSystemProperty(named = "it.db", matches = "h2")
 class NonJtaDataSourceIT {
 
-    private static final String OVERRIDE = "outbox-datasource-not-jta.xml";
-    /** The refusal's words ({@code NotInTransactionException}), and Liberty's lines for an application that started. */
-    private static final List<String> OUTCOMES = List.of("is not part of the caller's JTA transaction", "CWWKZ0001I");
+    /** The refusal's words ({@code NotInTransactionException}). */
+    private static final String REFUSAL = "is not part of the caller's JTA transaction";
 
     private final ExampleService service = CrashServer.service();
-    private final LibertyProcess server = CrashServer.process(service);
+    private final StartAttempt start = new StartAttempt(CrashServer.process(service), "outbox-datasource-not-jta.xml");
 
     @AfterEach
     void restoreTheServer() throws Exception {
-        server.stop();
-        server.kill();
-        server.deleteOverride(OVERRIDE);
+        start.restore();
     }
 
     @Test
     void anOutboxDataSourceOutsideTheCallersTransactionStopsTheStartNamingTheSetting() throws Exception {
-        server.deleteOverride("failpoint.xml");
-        server.writeOverride(OVERRIDE, """
+        String outcome = start.firstOutcome("""
                 <server>
                   <dataSource id="outboxAlone" jndiName="jdbc/outboxAlone" jdbcDriverRef="h2Driver"
                               transactional="false" isolationLevel="TRANSACTION_READ_COMMITTED">
@@ -54,18 +42,13 @@ class NonJtaDataSourceIT {
                   </dataSource>
                   <variable name="outbox.datasource" value="jdbc/outboxAlone"/>
                 </server>
-                """);
-        Files.deleteIfExists(messagesLog()); // an earlier start's lines are no answer
-        server.launch(); // no readiness to wait for: the application is expected not to start
-        String outcome = await(Duration.ofSeconds(120), "the start-up refusal, or the application started",
-                () -> lines().filter(line -> OUTCOMES.stream().anyMatch(line::contains)).findFirst(),
-                Optional::isPresent).orElseThrow();
-        assertTrue(outcome.contains(OUTCOMES.get(0)), "the example started on a datasource outside the caller's"
+                """, REFUSAL);
+        assertTrue(outcome.contains(REFUSAL), "the example started on a datasource outside the caller's"
                 + " transaction, where a rolled-back command would publish its events: " + outcome);
         assertTrue(outcome.contains("jdbc/outboxAlone") && outcome.contains("outbox.datasource")
                 && outcome.contains("transactional=\"false\""), "names the datasource, the setting and the fix: "
                 + outcome);
-        assertEquals(0, lines().filter(line -> line.contains("CWWKZ0001I")).count(), "the application never started");
+        assertEquals(0, start.applicationStarts(), "the application never started");
         int status;
         try {
             status = service.stats().status();
@@ -73,13 +56,5 @@ class NonJtaDataSourceIT {
             status = -1;
         }
         assertNotEquals(200, status, "the application did not start, so no command could write alone");
-    }
-
-    private Path messagesLog() {
-        return server.serverDir().resolve("logs/messages.log");
-    }
-
-    private java.util.stream.Stream<String> lines() {
-        return ServerLog.linesSoFar(server.serverDir());
     }
 }

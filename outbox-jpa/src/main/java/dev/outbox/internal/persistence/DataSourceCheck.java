@@ -7,7 +7,6 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
 import jakarta.inject.Inject;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
@@ -26,7 +25,6 @@ public class DataSourceCheck {
     @Inject
     OutboxDataSource database;
 
-    /** The server's; null in tests of pure logic, which have no caller's transaction to keep out of. */
     @Inject
     OutsideTransaction outside;
 
@@ -40,6 +38,9 @@ public class DataSourceCheck {
         DataSourceCheck check = new DataSourceCheck();
         check.database = database;
         check.given = dataSource;
+        // no interceptor outside a container, and no caller's transaction to keep out of
+        check.outside = new OutsideTransaction();
+        check.outside.database = database;
         database.settingsCheck = check;
         return check;
     }
@@ -75,18 +76,11 @@ public class DataSourceCheck {
         }
         // The first connection may be asked for inside a caller's transaction (the start-up check could not reach
         // the database): the check's deliberate failure must not abort the caller's transaction.
-        OutboxDataSource.Work<Void> check = connection -> {
-            database.dialect().verifyDataSource(connection, name());
-            return null;
-        };
         try {
-            if (outside != null) {
-                outside.run(check);
-            } else {
-                try (Connection connection = database.open()) {
-                    check.on(connection);
-                }
-            }
+            outside.run(connection -> {
+                database.dialect().verifyDataSource(connection, name());
+                return null;
+            });
             verified = true;
             return null;
         } catch (IllegalStateException refused) {
