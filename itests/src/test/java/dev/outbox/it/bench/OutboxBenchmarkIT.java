@@ -202,9 +202,15 @@ class OutboxBenchmarkIT {
         Drain kafka = drain(pg, "kafka", EVENTS);
         table.add("B2 drain to Kafka, " + EVENTS + " pending", rate(kafka.rate()), ">= 20,000/s", "-",
                 String.format("%.2f of B0 SQL; ", kafka.rate() / sql) + kafka.cpuBound());
-        table.note("where the drain's time went: " + kafka.profile());
+        Drain twoWorkers = drain(pg, "kafka", EVENTS, 2);
+        table.add("B2 drain to Kafka, " + EVENTS + " pending, 2 workers (outbox.publisher.workers)",
+                rate(twoWorkers.rate()), ">= 1.0 of one worker", "-",
+                String.format("%.2f of one worker; ", twoWorkers.rate() / kafka.rate()) + twoWorkers.cpuBound());
+        table.note("where the drains' time went: one worker " + kafka.profile() + "; 2 workers "
+                + twoWorkers.profile());
         table.note(cpuNote("B0 SQL", limit.cpu(), limit.rate()) + "; "
-                + cpuNote("B2 Kafka", kafka.cpu(), kafka.rate()));
+                + cpuNote("B2 Kafka", kafka.cpu(), kafka.rate()) + "; "
+                + cpuNote("B2 Kafka, 2 workers", twoWorkers.cpu(), twoWorkers.rate()));
         if (Boolean.getBoolean("it.bench.jms")) {
             jmsRows(table, sql);
         }
