@@ -7,7 +7,7 @@ package dev.outbox.internal.publish;
  */
 final class BatchesInFlight {
 
-    private final int slots;
+    private int slots;
     private int taken;
     private long finished;
 
@@ -17,7 +17,7 @@ final class BatchesInFlight {
 
     /** Waits for a free slot and takes it; returns how many batches had finished by then, for {@link #awaitFinishedAfter}. */
     synchronized long take() throws InterruptedException {
-        while (taken == slots) {
+        while (taken >= slots) {
             wait();
         }
         taken++;
@@ -27,6 +27,11 @@ final class BatchesInFlight {
     /** Other batches between claim and confirm besides the slot just taken. */
     synchronized int others() {
         return taken - 1;
+    }
+
+    /** Allows at most {@code most} batches in flight from now on (never fewer than one); those already out finish. */
+    synchronized void narrowTo(int most) {
+        slots = Math.max(1, Math.min(slots, most));
     }
 
     /** A claim that found nothing: the slot is free again, and no batch finished. */

@@ -345,9 +345,23 @@ public final class ProtocolChecker {
         }
     }
 
+    /**
+     * Issue 44: a publisher's batches in flight are sent and confirmed by its workers (outbox.publisher.workers) in
+     * any order, a later claim's before an earlier one's; so the step takes any of them, not the oldest.
+     */
+    private <T> T anyOf(Deque<T> inFlight) {
+        if (inFlight.isEmpty()) {
+            return null;
+        }
+        List<T> all = new ArrayList<>(inFlight);
+        T picked = all.get(random.nextInt(all.size()));
+        inFlight.remove(picked);
+        return picked;
+    }
+
     /** The broker: delivered, refused, an ack lost after the broker took it, or taken twice. */
     private void send(Publisher publisher, boolean faults) {
-        List<OutboundEvent> batch = publisher.claimed.poll();
+        List<OutboundEvent> batch = anyOf(publisher.claimed);
         if (batch == null) {
             return;
         }
@@ -397,7 +411,7 @@ public final class ProtocolChecker {
 
     /** The product's confirm ({@link Confirm}): its outcome mapping, backoff and conditional statements. */
     private void confirm(Publisher publisher) throws SQLException {
-        List<Outcome> results = publisher.sent.poll();
+        List<Outcome> results = anyOf(publisher.sent);
         if (results == null) {
             return;
         }
