@@ -231,6 +231,15 @@ class OutboxBenchmarkIT {
     }
 
     @Test
+    void theServersAlone() throws Exception {
+        Assumptions.assumeTrue("servers".equals(ONLY), "runs with -Dit.bench.only=servers");
+        BenchmarkTable table = new BenchmarkTable();
+        prepare(pg);
+        twoServerRows(table);
+        // Each row is printed as it is added ("benchmark | ..." lines); nothing is written to results.md.
+    }
+
+    @Test
     void theChangeDataCapturePeerAlone() throws Exception {
         Assumptions.assumeTrue("debezium".equals(ONLY), "runs with -Dit.bench.only=debezium");
         BenchmarkTable table = new BenchmarkTable();

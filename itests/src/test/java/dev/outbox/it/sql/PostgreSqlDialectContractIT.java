@@ -75,6 +75,68 @@ class PostgreSqlDialectContractIT extends ConfiguredDatabaseContractTest {
         }
     }
 
+    /**
+     * Issue 44: a quiet outbox is analyzed while nearly empty, and then meets a backlog (after a broker outage). With
+     * those statistics PostgreSQL planned the claim as a sequential scan with a sequential scan per row for the strict
+     * check (58.7 s for one claim over 100,000 rows); the claim's guard has it planned on the indexes whatever the
+     * statistics say. Without the guard the same statement is planned the bad way, which shows this can fail.
+     */
+    @Test
+    void aClaimIsPlannedOnTheIndexesWhenTheStatisticsSayTheTableIsEmpty() throws Exception {
+        try (Connection c = DriverManager.getConnection(url(), user(), password())) {
+            try (var statement = c.createStatement()) {
+                statement.execute("DELETE FROM outbox_event");
+                statement.execute("ANALYZE outbox_event"); // as autoanalyze leaves a quiet outbox
+                statement.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version,"
+                        + " event_type, schema_version, payload, created_at, state, attempts, next_attempt_at,"
+                        + " lease_version) SELECT gen_random_uuid(), 'Order', 'o-' || (g % 50), g / 50 + 1, 'Paid', 1,"
+                        + " '{}', now(), 'PENDING', 0, now() - interval '1 second', 0"
+                        + " FROM generate_series(0, 4999) g");
+            }
+            c.setAutoCommit(false);
+            try {
+                String unguarded = claimPlan(c);
+                assertTrue(!walksInDueOrder(unguarded), "without the guard, statistics of an empty table plan the"
+                        + " claim to read every due row and sort them (else this test proves nothing): " + unguarded);
+                try (var guard = c.prepareStatement(PostgreSqlDialect.CLAIM_PLAN_GUARD)) {
+                    guard.executeQuery().close();
+                }
+                String guarded = claimPlan(c);
+                assertTrue(walksInDueOrder(guarded), "the guarded claim walks the due index in order, stops at its"
+                        + " limit and probes an index per row: " + guarded);
+            } finally {
+                c.rollback();
+            }
+        }
+    }
+
+    /**
+     * A claim that costs its batch, not the backlog: no sequential scan, no bitmap scan (which reads every match
+     * before anything is returned) and no sort (which needs every due row first).
+     */
+    private static boolean walksInDueOrder(String plan) {
+        return !plan.contains("Seq Scan") && !plan.contains("Bitmap") && !plan.contains("Sort");
+    }
+
+    private static String claimPlan(Connection c) throws java.sql.SQLException {
+        var request = new dev.outbox.internal.persistence.ClaimRequest("plan", 500, java.time.Duration.ofSeconds(30),
+                true, java.util.Set.of());
+        var now = java.time.OffsetDateTime.now();
+        try (var explain = c.prepareStatement("EXPLAIN " + PostgreSqlDialect.claimStatement(request))) {
+            int next = dev.outbox.internal.persistence.Claims.bindCandidates(explain, 1, request, now);
+            explain.setString(next, "plan");
+            explain.setObject(next + 1, now.plusSeconds(30));
+            explain.setObject(next + 2, now.plusSeconds(30));
+            StringBuilder plan = new StringBuilder();
+            try (var rs = explain.executeQuery()) {
+                while (rs.next()) {
+                    plan.append(" / ").append(rs.getString(1).strip());
+                }
+            }
+            return plan.toString();
+        }
+    }
+
     private static String withOption(String url, String option) {
         return url + (url.contains("?") ? "&" : "?") + option;
     }
