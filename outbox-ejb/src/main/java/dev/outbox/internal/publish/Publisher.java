@@ -224,38 +224,6 @@ public class Publisher {
         return results;
     }
 
-    /**
-     * Sends and confirms a claimed batch, then frees its slot: on this thread with one worker, else on a managed
-     * thread while this one claims the next batch.
-     */
-    private void publishAndFinish(List<OutboundEvent> claimed, SendDeadline deadline, RunProfile profile,
-                                  BatchesInFlight inFlight) {
-        Runnable publish = () -> {
-            try {
-                publish(claimed, deadline, profile);
-            } finally {
-                inFlight.finish();
-            }
-        };
-        if (settings.workers() == 1) {
-            publish.run();
-            return;
-        }
-        try {
-            executor.execute(() -> {
-                try {
-                    publish.run();
-                } catch (RuntimeException e) {
-                    PublisherMessages.HELPER_FAILED.log(LOG, e,
-                            () -> "outbox publisher batch of " + claimed.size() + " failed after its claim; its"
-                            + " leases expire and the rows are retried");
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            publish.run(); // no managed thread free: this one sends it, and claims after
-        }
-    }
-
     /** R4.2: the claim has committed; nothing is locked while the broker works. Then the conditional confirm. */
     private void publish(List<OutboundEvent> claimed, SendDeadline deadline, RunProfile profile) {
         Failpoint.AFTER_CLAIM_BEFORE_SEND.reach();
@@ -275,59 +243,27 @@ public class Publisher {
         Failpoint.AFTER_CONFIRM.reach();
     }
 
-    /**
-     * One run: this thread claims batch after batch, and up to {@code outbox.publisher.workers} of them are between
-     * claim and confirm at once (issue 44), each sent and confirmed on a managed thread of its own while the next is
-     * claimed. One claimer is the point: each claim takes the oldest due rows, so the only due rows it walks past are
-     * the versions waiting behind this run's own batches in flight. Workers that each claimed for themselves drifted
-     * apart in version, and each claim walked the other's waiting versions with a strict check for each (74,500
-     * rows rejected for 500 kept): 2 of them drained at 0.45 to 0.98 of one.
-     *
-     * <p>The run ends at its first short claim made with nothing else in flight (with one worker: its first short
-     * claim, as before). A short claim made beside other batches may have found their aggregates' next versions
-     * waiting (R4.6), so the run claims again once one of those has finished, and from then on keeps no more batches
-     * out than were out beside it: with 4 workers on a backlog of 1,000 aggregates, every fourth claim found every
-     * aggregate in flight, walked the whole backlog for nothing, and the drain ran at 0.30 of 2 workers.
-     */
+    /** A claimed batch and the send deadline started before its claim. */
+    private record Claimed(List<OutboundEvent> events, SendDeadline deadline) {
+    }
+
+    /** One run ({@link RunLoop}): up to {@code outbox.publisher.workers} batches between claim and confirm. */
     private void drain() {
         RunProfile profile = new RunProfile();
-        BatchesInFlight inFlight = new BatchesInFlight(settings.workers());
+        RunLoop<Claimed> run = new RunLoop<>(settings.workers(), settings.batchSize(), settings.maxBatchesPerRun(),
+                executor, () -> stopped, claimed -> claimed.events().size(),
+                e -> PublisherMessages.HELPER_FAILED.log(LOG, e,
+                        () -> "outbox publisher batch failed after its claim; its leases expire and the rows are"
+                        + " retried"));
         try {
-            for (int batch = 0; batch < settings.maxBatchesPerRun() && !stopped; batch++) {
-                long ticket = inFlight.take();
-                int othersAtClaim = inFlight.others();
-                boolean alone = othersAtClaim == 0;
+            run.run(() -> {
                 // R4.3: started before the claim, so it passes before the lease the database grants.
                 SendDeadline deadline = SendDeadline.forLease(settings.lease());
-                List<OutboundEvent> claimed;
-                try {
-                    claimed = profile.claim(() -> claims.claim(new ClaimRequest(settings.claimerId(),
-                            settings.batchSize(), settings.lease(), settings.strictByDefault(),
-                            settings.orderingExceptions())));
-                } catch (RuntimeException e) {
-                    inFlight.giveBackUnused();
-                    throw e;
-                }
-                if (claimed.isEmpty()) {
-                    inFlight.giveBackUnused();
-                } else {
-                    publishAndFinish(claimed, deadline, profile, inFlight);
-                }
-                if (claimed.size() < settings.batchSize()) {
-                    if (alone) {
-                        return;
-                    }
-                    // The backlog is held by the aggregates of the batches already out: one more in flight would
-                    // only walk their waiting versions (a claim that finds nothing walks every due row), so the
-                    // rest of this run keeps to as many as were out beside this claim.
-                    inFlight.narrowTo(othersAtClaim);
-                    inFlight.awaitFinishedAfter(ticket);
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+                return new Claimed(profile.claim(() -> claims.claim(new ClaimRequest(settings.claimerId(),
+                        settings.batchSize(), settings.lease(), settings.strictByDefault(),
+                        settings.orderingExceptions()))), deadline);
+            }, claimed -> publish(claimed.events(), claimed.deadline(), profile));
         } finally {
-            inFlight.awaitNone();
             if (profile.events() > 0) {
                 LOG.fine(profile::describe);
             }

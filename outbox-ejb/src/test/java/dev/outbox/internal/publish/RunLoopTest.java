@@ -1,0 +1,236 @@
+package dev.outbox.internal.publish;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * One publisher run's loop (issue 44): one claimer, up to {@code workers} batches between claim and confirm, when it
+ * claims again and when it ends. A batch here is only its size; the claims are scripted, the sends are real threads.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class RunLoopTest {
+
+    private static final int BATCH = 500;
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+    private final List<RuntimeException> failedOnThreads = Collections.synchronizedList(new ArrayList<>());
+    /** Batches claimed and not yet published, and the most there were at once. */
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger mostInFlight = new AtomicInteger();
+    private final List<String> story = Collections.synchronizedList(new ArrayList<>());
+
+    @AfterEach
+    void stopThreads() {
+        threads.shutdownNow();
+    }
+
+    private RunLoop<Integer> loop(int workers) {
+        return new RunLoop<>(workers, BATCH, 100, threads, () -> false, size -> size, failedOnThreads::add);
+    }
+
+    /** Claims the scripted sizes in order, then nothing; counts each non-empty claim as in flight. */
+    private Supplier<Integer> claims(Integer... sizes) {
+        Deque<Integer> script = new ArrayDeque<>(List.of(sizes));
+        AtomicInteger n = new AtomicInteger();
+        return () -> {
+            int size = script.isEmpty() ? 0 : script.poll();
+            story.add("claim " + n.incrementAndGet() + " (" + size + ", " + inFlight.get() + " out)");
+            if (size > 0) {
+                mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            }
+            return size;
+        };
+    }
+
+    private void published(int size) {
+        story.add("published " + size);
+        inFlight.decrementAndGet();
+    }
+
+    @Test
+    void withOneWorkerEachBatchIsPublishedOnTheClaimingThreadAndTheRunEndsAtItsFirstShortClaim() {
+        Thread claimer = Thread.currentThread();
+        List<Thread> publishers = Collections.synchronizedList(new ArrayList<>());
+        loop(1).run(claims(BATCH, BATCH, 200, BATCH), size -> {
+            publishers.add(Thread.currentThread());
+            published(size);
+        });
+        assertEquals(List.of("claim 1 (500, 0 out)", "published 500", "claim 2 (500, 0 out)", "published 500",
+                "claim 3 (200, 0 out)", "published 200"), story, "one batch at a time; the short third ends the run");
+        assertTrue(publishers.stream().allMatch(t -> t == claimer), "every batch published on the claiming thread");
+    }
+
+    @Test
+    void withTwoWorkersTheNextBatchIsClaimedWhileTheFirstIsBeingSent() {
+        CountDownLatch secondClaimed = new CountDownLatch(1);
+        Supplier<Integer> scripted = claims(BATCH, BATCH);
+        AtomicInteger claimsMade = new AtomicInteger();
+        Supplier<Integer> claim = () -> {
+            int size = scripted.get();
+            if (claimsMade.incrementAndGet() == 2) {
+                secondClaimed.countDown();
+            }
+            return size;
+        };
+        List<Boolean> firstWaitedForSecondClaim = Collections.synchronizedList(new ArrayList<>());
+        loop(2).run(claim, size -> {
+            try {
+                firstWaitedForSecondClaim.add(secondClaimed.await(10, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            published(size);
+        });
+        assertEquals(Boolean.TRUE, firstWaitedForSecondClaim.get(0),
+                "the second claim was made while the first batch was still being sent: " + story);
+        assertEquals(2, mostInFlight.get(), "two batches between claim and confirm at once: " + story);
+    }
+
+    @Test
+    void neverMoreBatchesInFlightThanWorkers() {
+        loop(3).run(claims(BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH), size -> {
+            pause(20);
+            published(size);
+        });
+        assertEquals(3, mostInFlight.get(), "at most 3 batches out with 3 workers, and 3 reached: " + story);
+        assertEquals(10, story.stream().filter(s -> s.startsWith("published")).count(), "every batch published");
+    }
+
+    @Test
+    void aShortClaimBesideABatchInFlightClaimsAgainOnceThatBatchIsConfirmed() {
+        CountDownLatch release = new CountDownLatch(1);
+        Supplier<Integer> scripted = claims(BATCH, 0, BATCH);
+        AtomicInteger claimsMade = new AtomicInteger();
+        Supplier<Integer> claim = () -> {
+            if (claimsMade.incrementAndGet() == 3) {
+                assertEquals(0, inFlight.get(), "the third claim waited for the first batch: " + story);
+            }
+            Integer size = scripted.get();
+            if (claimsMade.get() == 2) {
+                release.countDown(); // the empty claim was made beside batch 1; let it finish now
+            }
+            return size;
+        };
+        loop(2).run(claim, size -> {
+            await(release);
+            pause(50); // the loop must wait this out, not claim again at once
+            published(size);
+        });
+        assertEquals(List.of("claim 1 (500, 0 out)", "claim 2 (0, 1 out)", "published 500", "claim 3 (500, 0 out)",
+                "published 500", "claim 4 (0, 0 out)"), story,
+                "an empty claim beside a batch in flight is not the end: the run claims again after that batch");
+    }
+
+    @Test
+    void aShortClaimBesideBatchesInFlightKeepsTheRestOfTheRunToThatMany() {
+        AtomicInteger claimsMade = new AtomicInteger();
+        Supplier<Integer> scripted = claims(BATCH, BATCH, 0, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH);
+        List<Integer> outAtLaterClaims = Collections.synchronizedList(new ArrayList<>());
+        Supplier<Integer> claim = () -> {
+            if (claimsMade.incrementAndGet() > 3) {
+                outAtLaterClaims.add(inFlight.get());
+            }
+            return scripted.get();
+        };
+        loop(4).run(claim, size -> {
+            pause(30);
+            published(size);
+        });
+        assertTrue(outAtLaterClaims.stream().allMatch(out -> out <= 1),
+                "after an empty claim beside 2 batches, a claim is made with at most 1 other out (2 in flight): "
+                + outAtLaterClaims + " " + story);
+        assertEquals(8, story.stream().filter(s -> s.startsWith("published")).count(), "every batch published");
+    }
+
+    @Test
+    void theRunReturnsOnlyWhenEveryBatchItClaimedIsConfirmed() {
+        loop(2).run(claims(300), size -> {
+            pause(200);
+            published(size);
+        });
+        assertEquals(List.of("claim 1 (300, 0 out)", "published 300"), story,
+                "a short claim ends the run, after its batch is published on another thread");
+    }
+
+    @Test
+    void aFailedClaimEndsTheRunOnceTheBatchesAlreadyOutAreConfirmed() {
+        Supplier<Integer> scripted = claims(BATCH);
+        AtomicInteger claimsMade = new AtomicInteger();
+        IllegalStateException down = new IllegalStateException("database down");
+        Supplier<Integer> claim = () -> {
+            if (claimsMade.incrementAndGet() == 2) {
+                throw down;
+            }
+            return scripted.get();
+        };
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> loop(2).run(claim, size -> {
+            pause(100);
+            published(size);
+        }));
+        assertSame(down, thrown, "the claim's failure is the run's");
+        assertEquals(0, inFlight.get(), "the batch already out was published before the run ended: " + story);
+    }
+
+    @Test
+    void aBatchThatFailsOnAnotherThreadIsReportedAndTheRunGoesOn() {
+        IllegalStateException broker = new IllegalStateException("confirm failed");
+        AtomicInteger published = new AtomicInteger();
+        loop(2).run(claims(BATCH, BATCH, BATCH), size -> {
+            inFlight.decrementAndGet();
+            if (published.incrementAndGet() == 1) {
+                throw broker;
+            }
+        });
+        assertEquals(List.of(broker), failedOnThreads, "the failed batch was reported");
+        assertEquals(3, published.get(), "the batches after it were still published");
+    }
+
+    @Test
+    void aRefusedExecutorLeavesTheBatchToTheClaimingThread() {
+        Thread claimer = Thread.currentThread();
+        List<Thread> publishers = Collections.synchronizedList(new ArrayList<>());
+        RunLoop<Integer> refused = new RunLoop<>(2, BATCH, 100, task -> {
+            throw new RejectedExecutionException("no managed thread free");
+        }, () -> false, size -> size, failedOnThreads::add);
+        refused.run(claims(BATCH, BATCH), size -> {
+            publishers.add(Thread.currentThread());
+            published(size);
+        });
+        assertEquals(2, publishers.size(), "both batches published: " + story);
+        assertTrue(publishers.stream().allMatch(t -> t == claimer), "on the claiming thread");
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertTrue(latch.await(10, TimeUnit.SECONDS), "the latch was released");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
