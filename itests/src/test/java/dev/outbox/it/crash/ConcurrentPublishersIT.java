@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Two Liberty servers on one PostgreSQL or MariaDB database drain one backlog (R7.4): no event lost, none delivered twice by the
- * table, the work really shared. They coordinate only through the table (SKIP LOCKED claims, leases).
+ * table, the work really shared. They coordinate only through the table (SKIP LOCKED claims, leases); each has two
+ * workers, so each also has two batches between claim and confirm at once (issue 44).
  */
 @EnabledIfSystemProperty(named = "it.db", matches = "postgresql|mariadb")
 class ConcurrentPublishersIT {
@@ -77,7 +78,9 @@ class ConcurrentPublishersIT {
         // publisher that started a few seconds earlier drained 796 of 800 alone).
         String ofThisBacklog = "payload LIKE '%" + tag + "%'";
         db.execute("UPDATE outbox_event SET next_attempt_at = next_attempt_at + INTERVAL '1' DAY WHERE " + ofThisBacklog);
-        String smallBatches = "<server><variable name=\"outbox.publisher.batch-size\" value=\"1\"/></server>";
+        // Two workers each (issue 44): every server also has two batches between claim and confirm at once.
+        String smallBatches = "<server><variable name=\"outbox.publisher.batch-size\" value=\"1\"/>"
+                + "<variable name=\"outbox.publisher.workers\" value=\"2\"/></server>";
         serverA.writeOverride("failpoint.xml", smallBatches);
         serverB.writeOverride("failpoint.xml", smallBatches);
         ExecutorService starters = Executors.newFixedThreadPool(2);

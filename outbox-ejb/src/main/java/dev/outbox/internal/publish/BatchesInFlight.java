@@ -4,6 +4,7 @@ package dev.outbox.internal.publish;
  * The batches of one publisher run between their claim and their confirm: at most {@code outbox.publisher.workers}
  * at once, each holding at most one pooled connection at a time (its claim's, then its confirm's). The run's claimer
  * takes a slot before it claims; the batch gives it back once confirmed, or at once when the claim found nothing.
+ * Every wait is timed, so the claimer can look after a batch no managed thread has started ({@link RunLoop}).
  */
 final class BatchesInFlight {
 
@@ -15,10 +16,16 @@ final class BatchesInFlight {
         this.slots = slots;
     }
 
-    /** Waits for a free slot and takes it; returns how many batches had finished by then, for {@link #awaitFinishedAfter}. */
-    synchronized long take() throws InterruptedException {
-        while (taken >= slots) {
-            wait();
+    /**
+     * Takes a free slot, waiting at most {@code millis} for one; returns how many batches had finished by then (for
+     * {@link #awaitFinishedAfter}), or -1 when no slot came free in time.
+     */
+    synchronized long take(long millis) throws InterruptedException {
+        if (taken >= slots) {
+            wait(millis);
+        }
+        if (taken >= slots) {
+            return -1;
         }
         taken++;
         return finished;
@@ -34,7 +41,7 @@ final class BatchesInFlight {
         slots = Math.max(1, Math.min(slots, most));
     }
 
-    /** A claim that found nothing: the slot is free again, and no batch finished. */
+    /** A claim that found nothing, or failed: the slot is free again, and no batch finished. */
     synchronized void giveBackUnused() {
         taken--;
         notifyAll();
@@ -47,25 +54,22 @@ final class BatchesInFlight {
         notifyAll();
     }
 
-    /** Waits until a batch has finished since {@code ticket} was taken, or until none is in flight. */
-    synchronized void awaitFinishedAfter(long ticket) throws InterruptedException {
-        while (finished == ticket && taken > 0) {
-            wait();
+    /**
+     * Waits at most {@code millis} until a batch has finished since {@code ticket} was taken, or until none is in
+     * flight; returns whether one of those happened.
+     */
+    synchronized boolean awaitFinishedAfter(long ticket, long millis) throws InterruptedException {
+        if (finished == ticket && taken > 0) {
+            wait(millis);
         }
+        return finished != ticket || taken == 0;
     }
 
-    /** Waits until every batch has finished; the run ends only then, so its end means nothing of it is in flight. */
-    synchronized void awaitNone() {
-        boolean interrupted = false;
-        while (taken > 0) {
-            try {
-                wait();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
+    /** Waits at most {@code millis} until every batch has finished; returns whether they all have. */
+    synchronized boolean awaitNone(long millis) throws InterruptedException {
+        if (taken > 0) {
+            wait(millis);
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        return taken == 0;
     }
 }

@@ -162,7 +162,8 @@ public class Publisher {
             return;
         }
         wanted.set(true);
-        while (wanted.get() && running.compareAndSet(false, true)) {
+        // an interrupted thread (the server stopping it) starts no further run
+        while (wanted.get() && !Thread.currentThread().isInterrupted() && running.compareAndSet(false, true)) {
             try {
                 wanted.set(false);
                 drain();
@@ -252,7 +253,7 @@ public class Publisher {
         RunProfile profile = new RunProfile();
         RunLoop<Claimed> run = new RunLoop<>(settings.workers(), settings.batchSize(), settings.maxBatchesPerRun(),
                 executor, () -> stopped, claimed -> claimed.events().size(),
-                e -> PublisherMessages.HELPER_FAILED.log(LOG, e,
+                e -> PublisherMessages.BATCH_FAILED.log(LOG, e,
                         () -> "outbox publisher batch failed after its claim; its leases expire and the rows are"
                         + " retried"));
         try {

@@ -25,8 +25,8 @@ public enum PublisherMessages implements NumberedMessage {
     /** Shadow mode: the event would have been sent; the old path sends it (R8.3). */
     SHADOW_SEND(2005, Level.INFO),
 
-    /** A publisher helper run failed; leases expire and the rows are retried. */
-    HELPER_FAILED(2006, Level.WARNING),
+    /** A batch failed after its claim on a worker's thread; its leases expire and the rows are retried. */
+    BATCH_FAILED(2006, Level.WARNING),
 
     /** outbox.inbox.retention-days is shorter than the redelivery plus recovery windows: a late redelivery could be applied twice. */
     INBOX_RETENTION_SHORT(2101, Level.WARNING),

@@ -1,7 +1,9 @@
 package dev.outbox.internal.publish;
 
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -10,11 +12,10 @@ import java.util.function.ToIntFunction;
 /**
  * One publisher run (issue 44): the calling thread claims batch after batch, and up to {@code workers} of them are
  * between claim and confirm at once, each sent and confirmed on the executor while the next is claimed (on the
- * calling thread itself with one worker, as before, or when the executor refuses). One claimer is the point: each
- * claim takes the oldest due rows, so the only due rows it walks past are the versions waiting behind this run's own
- * batches in flight. Workers that each claimed for themselves drifted apart in version, and each claim walked the
- * other's waiting versions with a strict check for each (74,500 rows rejected for 500 kept): 2 of them drained at
- * 0.45 to 0.98 of one.
+ * calling thread itself with one worker, as before). One claimer is the point: each claim takes the oldest due rows,
+ * so the only due rows it walks past are the versions waiting behind this run's own batches in flight. Workers that
+ * each claimed for themselves drifted apart in version, and each claim walked the other's waiting versions with a
+ * strict check for each (74,500 rows rejected for 500 kept): 2 of them drained at 0.45 to 0.98 of one.
  *
  * <p>The run ends at its first short claim made with nothing else in flight (with one worker: its first short claim,
  * as before). A short claim made beside other batches may have found their aggregates' next versions waiting
@@ -23,9 +24,17 @@ import java.util.function.ToIntFunction;
  * flight, walked the whole backlog for nothing, and the drain ran at 0.30 of 2 workers. The run returns only when
  * every batch it claimed has been confirmed (or has failed).
  *
+ * <p>The claimer never waits on a batch no managed thread has started: a pool whose threads are all busy (the run
+ * itself may hold one of them), or a task the container drops, would otherwise hold the run, and with it this
+ * server's publisher, for good. A batch still unstarted {@link #STEAL_AFTER_MS} after it was handed over is run by
+ * the claimer; whichever of the two starts it first runs it.
+ *
  * @param <B> a claimed batch
  */
 final class RunLoop<B> {
+
+    /** How long a batch may wait for a managed thread before the claimer runs it itself. */
+    static final long STEAL_AFTER_MS = 100;
 
     private final int workers;
     private final int batchSize;
@@ -34,10 +43,11 @@ final class RunLoop<B> {
     private final BooleanSupplier stopped;
     private final ToIntFunction<B> size;
     private final Consumer<RuntimeException> batchFailed;
+    private final Queue<Handoff> handedOff = new ConcurrentLinkedQueue<>();
 
     /**
-     * @param batchFailed told of a batch that failed after its claim on the executor (its leases expire); a failure
-     *                    on the calling thread ends the run and is thrown instead
+     * @param batchFailed told of a batch that failed after its claim, off the claim's own path (its leases expire); a
+     *                    failure of a batch published inline with one worker ends the run and is thrown instead
      */
     RunLoop(int workers, int batchSize, int maxBatches, Executor executor, BooleanSupplier stopped,
             ToIntFunction<B> size, Consumer<RuntimeException> batchFailed) {
@@ -58,20 +68,25 @@ final class RunLoop<B> {
         BatchesInFlight inFlight = new BatchesInFlight(workers);
         try {
             for (int batch = 0; batch < maxBatches && !stopped.getAsBoolean(); batch++) {
-                long ticket = inFlight.take();
+                long ticket = take(inFlight);
                 int othersAtClaim = inFlight.others();
-                B claimed;
+                int claimedSize = 0;
+                boolean handedOver = false;
                 try {
-                    claimed = claim.get();
-                } catch (RuntimeException e) {
-                    inFlight.giveBackUnused();
-                    throw e;
+                    B claimed = claim.get();
+                    claimedSize = size.applyAsInt(claimed);
+                    // after a stop the transports may be closed: the claimed rows wait for their lease to run out
+                    if (claimedSize > 0 && !stopped.getAsBoolean()) {
+                        handedOver = true;
+                        publishAndFinish(claimed, publish, inFlight);
+                    }
+                } finally {
+                    if (!handedOver) {
+                        inFlight.giveBackUnused(); // also when the claim threw: the slot is never lost
+                    }
                 }
-                int claimedSize = size.applyAsInt(claimed);
-                if (claimedSize == 0) {
-                    inFlight.giveBackUnused();
-                } else {
-                    publishAndFinish(claimed, publish, inFlight);
+                if (stopped.getAsBoolean()) {
+                    return;
                 }
                 if (claimedSize < batchSize) {
                     if (othersAtClaim == 0) {
@@ -80,13 +95,34 @@ final class RunLoop<B> {
                     // The backlog is held by the aggregates of the batches already out: one more in flight would
                     // only walk their waiting versions, so the rest of this run keeps to as many as were out.
                     inFlight.narrowTo(othersAtClaim);
-                    inFlight.awaitFinishedAfter(ticket);
+                    while (!inFlight.awaitFinishedAfter(ticket, STEAL_AFTER_MS)) {
+                        runUnstarted();
+                    }
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            inFlight.awaitNone();
+            awaitNone(inFlight);
+        }
+    }
+
+    private long take(BatchesInFlight inFlight) throws InterruptedException {
+        long ticket;
+        while ((ticket = inFlight.take(STEAL_AFTER_MS)) < 0) {
+            runUnstarted();
+        }
+        return ticket;
+    }
+
+    /** Until every batch of the run is confirmed, running any no managed thread started; an interrupt ends the wait. */
+    private void awaitNone(BatchesInFlight inFlight) {
+        try {
+            while (!inFlight.awaitNone(STEAL_AFTER_MS)) {
+                runUnstarted();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // stopping: a batch still out ends when its lease does (R4.3)
         }
     }
 
@@ -102,16 +138,55 @@ final class RunLoop<B> {
             publishThenFree.run();
             return;
         }
+        Handoff handoff = new Handoff(publishThenFree);
+        handedOff.add(handoff);
         try {
-            executor.execute(() -> {
-                try {
-                    publishThenFree.run();
-                } catch (RuntimeException e) {
-                    batchFailed.accept(e);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            publishThenFree.run(); // no managed thread free: this one sends it, and claims after
+            executor.execute(() -> runReporting(handoff));
+        } catch (RuntimeException refused) {
+            runReporting(handoff); // no managed thread for it: this one sends it, and claims after
+        }
+    }
+
+    /** Runs, on the claiming thread, every batch handed over at least {@link #STEAL_AFTER_MS} ago and not started. */
+    private void runUnstarted() {
+        long now = System.nanoTime();
+        for (Handoff handoff : handedOff) {
+            if (handoff.started()) {
+                handedOff.remove(handoff);
+            } else if (now - handoff.handedAt >= STEAL_AFTER_MS * 1_000_000) {
+                handedOff.remove(handoff);
+                runReporting(handoff);
+            }
+        }
+    }
+
+    private void runReporting(Handoff handoff) {
+        try {
+            handoff.run();
+        } catch (RuntimeException e) {
+            batchFailed.accept(e);
+        }
+    }
+
+    /** A batch handed to a managed thread: whichever of that thread and the claimer starts it first runs it. */
+    private static final class Handoff implements Runnable {
+        private final Runnable batch;
+        private final AtomicBoolean started = new AtomicBoolean();
+        private final long handedAt = System.nanoTime();
+
+        Handoff(Runnable batch) {
+            this.batch = batch;
+        }
+
+        @Override
+        public void run() {
+            if (started.compareAndSet(false, true)) {
+                batch.run();
+            }
+        }
+
+        boolean started() {
+            return started.get();
         }
     }
 }

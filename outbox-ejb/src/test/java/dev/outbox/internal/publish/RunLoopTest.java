@@ -216,6 +216,61 @@ class RunLoopTest {
         });
         assertEquals(2, publishers.size(), "both batches published: " + story);
         assertTrue(publishers.stream().allMatch(t -> t == claimer), "on the claiming thread");
+        assertEquals(List.of(), failedOnThreads, "nothing failed");
+    }
+
+    @Test
+    void aBatchNoManagedThreadStartsIsPublishedByTheClaimer() {
+        Thread claimer = Thread.currentThread();
+        List<Runnable> dropped = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> publishers = Collections.synchronizedList(new ArrayList<>());
+        // accepted and never run: a pool whose threads are all busy, or a task the container drops
+        RunLoop<Integer> starved = new RunLoop<>(2, BATCH, 100, dropped::add, () -> false, size -> size,
+                failedOnThreads::add);
+        starved.run(claims(BATCH, BATCH, BATCH), size -> {
+            publishers.add(Thread.currentThread());
+            published(size);
+        });
+        assertEquals(3, publishers.size(), "every batch published, none waited on for good: " + story);
+        assertTrue(publishers.stream().allMatch(t -> t == claimer), "by the claimer, after its wait");
+        dropped.forEach(Runnable::run); // a thread that comes late finds each batch taken
+        assertEquals(3, story.stream().filter(s -> s.startsWith("published")).count(), "each batch published once");
+    }
+
+    @Test
+    void aClaimThatThrowsAnErrorGivesItsSlotBackAndEndsTheRun() {
+        NoClassDefFoundError undeployed = new NoClassDefFoundError("the application is going away");
+        AtomicInteger claimsMade = new AtomicInteger();
+        Supplier<Integer> scripted = claims(BATCH);
+        NoClassDefFoundError thrown = assertThrows(NoClassDefFoundError.class, () -> loop(2).run(() -> {
+            if (claimsMade.incrementAndGet() == 2) {
+                throw undeployed;
+            }
+            return scripted.get();
+        }, size -> {
+            pause(50);
+            published(size);
+        }));
+        assertSame(undeployed, thrown);
+        assertEquals(0, inFlight.get(), "the batch already out was published: " + story);
+    }
+
+    @Test
+    void aBatchClaimedAfterTheStopIsNotSent() {
+        java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+        RunLoop<Integer> stopping = new RunLoop<>(2, BATCH, 100, threads, stopped::get, size -> size,
+                failedOnThreads::add);
+        Supplier<Integer> scripted = claims(BATCH, BATCH);
+        AtomicInteger claimsMade = new AtomicInteger();
+        stopping.run(() -> {
+            Integer size = scripted.get();
+            if (claimsMade.incrementAndGet() == 2) {
+                stopped.set(true); // the application stops while the second claim runs
+            }
+            return size;
+        }, this::published);
+        assertEquals(1, story.stream().filter(s -> s.startsWith("published")).count(),
+                "the batch claimed as the application stopped waits for its lease: " + story);
     }
 
     private static void pause(long millis) {

@@ -114,6 +114,8 @@ public final class ProtocolChecker {
     private final long seed;
     private final Mutation mutation;
     private final Random random;
+    /** Which batch in flight a step takes: its own sequence, so the steps of a seed stay as they were. */
+    private final Random picks;
     private final Confirm confirm;
     /**
      * The backoff's jitter: up to a minute short of its largest spread, a millisecond later for each tick of the run,
@@ -179,6 +181,7 @@ public final class ProtocolChecker {
         this.seed = seed;
         this.mutation = mutation;
         this.random = new Random(seed);
+        this.picks = new Random(~seed);
         this.confirm = new Confirm(mutation == Mutation.CONFIRM_WITHOUT_CLAIMER ? confirmingWithoutClaimer(dialect)
                 : dialect, () -> jitter);
         this.db = connections.get();
@@ -354,7 +357,7 @@ public final class ProtocolChecker {
             return null;
         }
         List<T> all = new ArrayList<>(inFlight);
-        T picked = all.get(random.nextInt(all.size()));
+        T picked = all.get(picks.nextInt(all.size()));
         inFlight.remove(picked);
         return picked;
     }
