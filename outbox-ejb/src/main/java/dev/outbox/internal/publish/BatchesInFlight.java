@@ -31,6 +31,11 @@ final class BatchesInFlight {
         return finished;
     }
 
+    /** The most batches allowed in flight now. */
+    synchronized int slots() {
+        return slots;
+    }
+
     /** Other batches between claim and confirm besides the slot just taken. */
     synchronized int others() {
         return taken - 1;

@@ -95,6 +95,8 @@ public class Publisher {
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean wanted = new AtomicBoolean();
     private volatile boolean stopped;
+    /** The batches in flight the next run starts with: what a run cut at its batch limit learned of its backlog. */
+    private volatile int depth = Integer.MAX_VALUE;
 
     @PostConstruct
     void start() {
@@ -257,13 +259,14 @@ public class Publisher {
                         () -> "outbox publisher batch failed after its claim; its leases expire and the rows are"
                         + " retried"));
         try {
-            run.run(() -> {
+            RunLoop.Ended ended = run.run(depth, () -> {
                 // R4.3: started before the claim, so it passes before the lease the database grants.
                 SendDeadline deadline = SendDeadline.forLease(settings.lease());
                 return new Claimed(profile.claim(() -> claims.claim(new ClaimRequest(settings.claimerId(),
                         settings.batchSize(), settings.lease(), settings.strictByDefault(),
                         settings.orderingExceptions()))), deadline);
             }, claimed -> publish(claimed.events(), claimed.deadline(), profile));
+            depth = ended.atBatchLimit() ? ended.depth() : settings.workers();
         } finally {
             if (profile.events() > 0) {
                 LOG.fine(profile::describe);

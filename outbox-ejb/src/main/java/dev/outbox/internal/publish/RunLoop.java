@@ -21,8 +21,9 @@ import java.util.function.ToIntFunction;
  * as before). A short claim made beside other batches may have found their aggregates' next versions waiting
  * (R4.6), so the run claims again once one of those has finished, and from then on keeps no more batches out than
  * were out beside it: with 4 workers on a backlog of 1,000 aggregates, every fourth claim found every aggregate in
- * flight, walked the whole backlog for nothing, and the drain ran at 0.30 of 2 workers. The run returns only when
- * every batch it claimed has been confirmed (or has failed).
+ * flight, walked the whole backlog for nothing, and the drain ran at 0.30 of 2 workers. A run cut at its batch limit
+ * hands that depth to the next run, which goes on with the same backlog; a run that found the table drained does not.
+ * The run returns only when every batch it claimed has been confirmed (or has failed).
  *
  * <p>The claimer never waits on a batch no managed thread has started: a pool whose threads are all busy (the run
  * itself may hold one of them), or a task the container drops, would otherwise hold the run, and with it this
@@ -61,13 +62,25 @@ final class RunLoop<B> {
     }
 
     /**
+     * How a run ended: the most batches it kept in flight at its end, and whether it stopped at its batch limit with
+     * full batches still coming (the same backlog goes on in the next run, which starts from that depth).
+     */
+    record Ended(int depth, boolean atBatchLimit) {
+    }
+
+    /**
+     * @param depth   the most batches in flight to start with: {@code workers}, or what the run before learned of
+     *                the same backlog
      * @param claim   claims the next batch in a transaction of its own (R4.1); a batch of size 0 when nothing is due
      * @param publish sends and confirms one claimed batch (R4.2: with no transaction and no lock held while sending)
      */
-    void run(Supplier<B> claim, Consumer<B> publish) {
-        BatchesInFlight inFlight = new BatchesInFlight(workers);
+    Ended run(int depth, Supplier<B> claim, Consumer<B> publish) {
+        BatchesInFlight inFlight = new BatchesInFlight(Math.max(1, Math.min(workers, depth)));
         try {
-            for (int batch = 0; batch < maxBatches && !stopped.getAsBoolean(); batch++) {
+            for (int batch = 0; batch < maxBatches; batch++) {
+                if (stopped.getAsBoolean()) {
+                    return new Ended(workers, false);
+                }
                 long ticket = take(inFlight);
                 int othersAtClaim = inFlight.others();
                 int claimedSize = 0;
@@ -86,11 +99,11 @@ final class RunLoop<B> {
                     }
                 }
                 if (stopped.getAsBoolean()) {
-                    return;
+                    return new Ended(workers, false);
                 }
                 if (claimedSize < batchSize) {
                     if (othersAtClaim == 0) {
-                        return;
+                        return new Ended(workers, false);
                     }
                     // The backlog is held by the aggregates of the batches already out: one more in flight would
                     // only walk their waiting versions, so the rest of this run keeps to as many as were out.
@@ -100,8 +113,10 @@ final class RunLoop<B> {
                     }
                 }
             }
+            return new Ended(inFlight.slots(), true);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return new Ended(workers, false);
         } finally {
             awaitNone(inFlight);
         }

@@ -69,7 +69,7 @@ class RunLoopTest {
     void withOneWorkerEachBatchIsPublishedOnTheClaimingThreadAndTheRunEndsAtItsFirstShortClaim() {
         Thread claimer = Thread.currentThread();
         List<Thread> publishers = Collections.synchronizedList(new ArrayList<>());
-        loop(1).run(claims(BATCH, BATCH, 200, BATCH), size -> {
+        loop(1).run(Integer.MAX_VALUE, claims(BATCH, BATCH, 200, BATCH), size -> {
             publishers.add(Thread.currentThread());
             published(size);
         });
@@ -91,7 +91,7 @@ class RunLoopTest {
             return size;
         };
         List<Boolean> firstWaitedForSecondClaim = Collections.synchronizedList(new ArrayList<>());
-        loop(2).run(claim, size -> {
+        loop(2).run(Integer.MAX_VALUE, claim, size -> {
             try {
                 firstWaitedForSecondClaim.add(secondClaimed.await(10, TimeUnit.SECONDS));
             } catch (InterruptedException e) {
@@ -106,7 +106,7 @@ class RunLoopTest {
 
     @Test
     void neverMoreBatchesInFlightThanWorkers() {
-        loop(3).run(claims(BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH), size -> {
+        loop(3).run(Integer.MAX_VALUE, claims(BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH), size -> {
             pause(20);
             published(size);
         });
@@ -129,7 +129,7 @@ class RunLoopTest {
             }
             return size;
         };
-        loop(2).run(claim, size -> {
+        loop(2).run(Integer.MAX_VALUE, claim, size -> {
             await(release);
             pause(50); // the loop must wait this out, not claim again at once
             published(size);
@@ -150,7 +150,7 @@ class RunLoopTest {
             }
             return scripted.get();
         };
-        loop(4).run(claim, size -> {
+        loop(4).run(Integer.MAX_VALUE, claim, size -> {
             pause(30);
             published(size);
         });
@@ -162,7 +162,7 @@ class RunLoopTest {
 
     @Test
     void theRunReturnsOnlyWhenEveryBatchItClaimedIsConfirmed() {
-        loop(2).run(claims(300), size -> {
+        loop(2).run(Integer.MAX_VALUE, claims(300), size -> {
             pause(200);
             published(size);
         });
@@ -181,7 +181,7 @@ class RunLoopTest {
             }
             return scripted.get();
         };
-        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> loop(2).run(claim, size -> {
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> loop(2).run(Integer.MAX_VALUE, claim, size -> {
             pause(100);
             published(size);
         }));
@@ -193,7 +193,7 @@ class RunLoopTest {
     void aBatchThatFailsOnAnotherThreadIsReportedAndTheRunGoesOn() {
         IllegalStateException broker = new IllegalStateException("confirm failed");
         AtomicInteger published = new AtomicInteger();
-        loop(2).run(claims(BATCH, BATCH, BATCH), size -> {
+        loop(2).run(Integer.MAX_VALUE, claims(BATCH, BATCH, BATCH), size -> {
             inFlight.decrementAndGet();
             if (published.incrementAndGet() == 1) {
                 throw broker;
@@ -210,7 +210,7 @@ class RunLoopTest {
         RunLoop<Integer> refused = new RunLoop<>(2, BATCH, 100, task -> {
             throw new RejectedExecutionException("no managed thread free");
         }, () -> false, size -> size, failedOnThreads::add);
-        refused.run(claims(BATCH, BATCH), size -> {
+        refused.run(Integer.MAX_VALUE, claims(BATCH, BATCH), size -> {
             publishers.add(Thread.currentThread());
             published(size);
         });
@@ -227,7 +227,7 @@ class RunLoopTest {
         // accepted and never run: a pool whose threads are all busy, or a task the container drops
         RunLoop<Integer> starved = new RunLoop<>(2, BATCH, 100, dropped::add, () -> false, size -> size,
                 failedOnThreads::add);
-        starved.run(claims(BATCH, BATCH, BATCH), size -> {
+        starved.run(Integer.MAX_VALUE, claims(BATCH, BATCH, BATCH), size -> {
             publishers.add(Thread.currentThread());
             published(size);
         });
@@ -242,7 +242,7 @@ class RunLoopTest {
         NoClassDefFoundError undeployed = new NoClassDefFoundError("the application is going away");
         AtomicInteger claimsMade = new AtomicInteger();
         Supplier<Integer> scripted = claims(BATCH);
-        NoClassDefFoundError thrown = assertThrows(NoClassDefFoundError.class, () -> loop(2).run(() -> {
+        NoClassDefFoundError thrown = assertThrows(NoClassDefFoundError.class, () -> loop(2).run(Integer.MAX_VALUE, () -> {
             if (claimsMade.incrementAndGet() == 2) {
                 throw undeployed;
             }
@@ -262,7 +262,7 @@ class RunLoopTest {
                 failedOnThreads::add);
         Supplier<Integer> scripted = claims(BATCH, BATCH);
         AtomicInteger claimsMade = new AtomicInteger();
-        stopping.run(() -> {
+        stopping.run(Integer.MAX_VALUE, () -> {
             Integer size = scripted.get();
             if (claimsMade.incrementAndGet() == 2) {
                 stopped.set(true); // the application stops while the second claim runs
@@ -271,6 +271,22 @@ class RunLoopTest {
         }, this::published);
         assertEquals(1, story.stream().filter(s -> s.startsWith("published")).count(),
                 "the batch claimed as the application stopped waits for its lease: " + story);
+    }
+
+    @Test
+    void aRunCutAtItsBatchLimitHandsTheDepthItLearnedToTheNext() {
+        RunLoop<Integer> limited = new RunLoop<>(4, BATCH, 5, threads, () -> false, size -> size,
+                failedOnThreads::add);
+        RunLoop.Ended first = limited.run(4, claims(BATCH, BATCH, 0, BATCH, BATCH), size -> {
+            pause(30);
+            published(size);
+        });
+        assertEquals(new RunLoop.Ended(2, true), first, "cut at 5 claims, after an empty claim beside 2 batches");
+        RunLoop.Ended drained = limited.run(first.depth(), claims(BATCH, 100), size -> {
+            pause(30);
+            published(size);
+        });
+        assertEquals(new RunLoop.Ended(4, false), drained, "a run that found the table drained starts the next afresh");
     }
 
     private static void pause(long millis) {

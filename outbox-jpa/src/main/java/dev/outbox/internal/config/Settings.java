@@ -83,7 +83,7 @@ public final class Settings {
                     + "while the others are sent and confirmed on managed threads, each holding a pooled connection "
                     + "during its claim and its confirm. Strict types keep their order with any number; independent "
                     + "types may then arrive out of version order across batches. With the database, server and "
-                    + "broker on the same 2 cores, 2 workers drained at 1.16 to 1.23 of one and 4 at 1.02 of 2 "
+                    + "broker on the same 2 cores, 2 workers drained at 1.04 to 1.25 of one and 4 at 0.90 to 1.13 of 2 "
                     + "(docs/benchmarks.md).");
     public static final Setting PUBLISHER_LEASE = Setting.millis("outbox.publisher.lease-ms", PUBLISHER, 30_000, 100,
             3_600_000, "How long a claim is exclusive, on the database's clock; a dead claimer's rows are due again "
