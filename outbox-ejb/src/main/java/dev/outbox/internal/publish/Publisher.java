@@ -95,7 +95,10 @@ public class Publisher {
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicBoolean wanted = new AtomicBoolean();
     private volatile boolean stopped;
-    /** The batches in flight the next run starts with: what a run cut at its batch limit learned of its backlog. */
+    /**
+     * The batches in flight the next run starts with: one more than a run cut at its batch limit kept (it goes on
+     * with the same backlog), else {@code outbox.publisher.workers}. Runs never overlap ({@code running}).
+     */
     private volatile int depth = Integer.MAX_VALUE;
 
     @PostConstruct
@@ -258,15 +261,17 @@ public class Publisher {
                 e -> PublisherMessages.BATCH_FAILED.log(LOG, e,
                         () -> "outbox publisher batch failed after its claim; its leases expire and the rows are"
                         + " retried"));
+        int startDepth = depth;
+        depth = settings.workers(); // what a failed run leaves: the next starts afresh
         try {
-            RunLoop.Ended ended = run.run(depth, () -> {
+            RunLoop.Ended ended = run.run(startDepth, () -> {
                 // R4.3: started before the claim, so it passes before the lease the database grants.
                 SendDeadline deadline = SendDeadline.forLease(settings.lease());
                 return new Claimed(profile.claim(() -> claims.claim(new ClaimRequest(settings.claimerId(),
                         settings.batchSize(), settings.lease(), settings.strictByDefault(),
                         settings.orderingExceptions()))), deadline);
             }, claimed -> publish(claimed.events(), claimed.deadline(), profile));
-            depth = ended.atBatchLimit() ? ended.depth() : settings.workers();
+            depth = ended.atBatchLimit() ? ended.depth() + 1 : settings.workers();
         } finally {
             if (profile.events() > 0) {
                 LOG.fine(profile::describe);

@@ -22,8 +22,9 @@ import java.util.function.ToIntFunction;
  * (R4.6), so the run claims again once one of those has finished, and from then on keeps no more batches out than
  * were out beside it: with 4 workers on a backlog of 1,000 aggregates, every fourth claim found every aggregate in
  * flight, walked the whole backlog for nothing, and the drain ran at 0.30 of 2 workers. A run cut at its batch limit
- * hands that depth to the next run, which goes on with the same backlog; a run that found the table drained does not.
- * The run returns only when every batch it claimed has been confirmed (or has failed).
+ * with its last claim full hands that depth to the next run, which goes on with the same backlog one wider (so a
+ * depth narrowed by something passing comes back); a run that found the table drained does not. The run returns when
+ * every batch it claimed has been confirmed or has failed, or when its thread is interrupted (stopping).
  *
  * <p>The claimer never waits on a batch no managed thread has started: a pool whose threads are all busy (the run
  * itself may hold one of them), or a task the container drops, would otherwise hold the run, and with it this
@@ -43,7 +44,7 @@ final class RunLoop<B> {
     private final Executor executor;
     private final BooleanSupplier stopped;
     private final ToIntFunction<B> size;
-    private final Consumer<RuntimeException> batchFailed;
+    private final Consumer<Throwable> batchFailed;
     private final Queue<Handoff> handedOff = new ConcurrentLinkedQueue<>();
 
     /**
@@ -51,7 +52,7 @@ final class RunLoop<B> {
      *                    failure of a batch published inline with one worker ends the run and is thrown instead
      */
     RunLoop(int workers, int batchSize, int maxBatches, Executor executor, BooleanSupplier stopped,
-            ToIntFunction<B> size, Consumer<RuntimeException> batchFailed) {
+            ToIntFunction<B> size, Consumer<Throwable> batchFailed) {
         this.workers = workers;
         this.batchSize = batchSize;
         this.maxBatches = maxBatches;
@@ -62,8 +63,8 @@ final class RunLoop<B> {
     }
 
     /**
-     * How a run ended: the most batches it kept in flight at its end, and whether it stopped at its batch limit with
-     * full batches still coming (the same backlog goes on in the next run, which starts from that depth).
+     * How a run ended: the most batches it allowed in flight at its end, and whether it stopped at its batch limit
+     * with its last claim full (the same backlog goes on in the next run, which starts one wider than that depth).
      */
     record Ended(int depth, boolean atBatchLimit) {
     }
@@ -76,6 +77,7 @@ final class RunLoop<B> {
      */
     Ended run(int depth, Supplier<B> claim, Consumer<B> publish) {
         BatchesInFlight inFlight = new BatchesInFlight(Math.max(1, Math.min(workers, depth)));
+        boolean lastFull = false;
         try {
             for (int batch = 0; batch < maxBatches; batch++) {
                 if (stopped.getAsBoolean()) {
@@ -101,7 +103,8 @@ final class RunLoop<B> {
                 if (stopped.getAsBoolean()) {
                     return new Ended(workers, false);
                 }
-                if (claimedSize < batchSize) {
+                lastFull = claimedSize >= batchSize;
+                if (!lastFull) {
                     if (othersAtClaim == 0) {
                         return new Ended(workers, false);
                     }
@@ -113,7 +116,7 @@ final class RunLoop<B> {
                     }
                 }
             }
-            return new Ended(inFlight.slots(), true);
+            return new Ended(inFlight.slots(), lastFull);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Ended(workers, false);
@@ -144,7 +147,10 @@ final class RunLoop<B> {
     private void publishAndFinish(B claimed, Consumer<B> publish, BatchesInFlight inFlight) {
         Runnable publishThenFree = () -> {
             try {
-                publish.accept(claimed);
+                // a batch not started before the stop is not sent: the transports may be closed (its lease runs out)
+                if (!stopped.getAsBoolean()) {
+                    publish.accept(claimed);
+                }
             } finally {
                 inFlight.finish();
             }
@@ -154,6 +160,7 @@ final class RunLoop<B> {
             return;
         }
         Handoff handoff = new Handoff(publishThenFree);
+        handedOff.removeIf(Handoff::started); // so the run holds no batch it has handed over and seen started
         handedOff.add(handoff);
         try {
             executor.execute(() -> runReporting(handoff));
@@ -175,17 +182,18 @@ final class RunLoop<B> {
         }
     }
 
+    /** Runs a handed-over batch; its failure, an Error too, is reported: its slot is already free, its leases expire. */
     private void runReporting(Handoff handoff) {
         try {
             handoff.run();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             batchFailed.accept(e);
         }
     }
 
     /** A batch handed to a managed thread: whichever of that thread and the claimer starts it first runs it. */
     private static final class Handoff implements Runnable {
-        private final Runnable batch;
+        private Runnable batch;
         private final AtomicBoolean started = new AtomicBoolean();
         private final long handedAt = System.nanoTime();
 
@@ -196,7 +204,9 @@ final class RunLoop<B> {
         @Override
         public void run() {
             if (started.compareAndSet(false, true)) {
-                batch.run();
+                Runnable once = batch;
+                batch = null; // its events are not kept once it has run
+                once.run();
             }
         }
 

@@ -31,7 +31,7 @@ class RunLoopTest {
 
     private static final int BATCH = 500;
     private final ExecutorService threads = Executors.newCachedThreadPool();
-    private final List<RuntimeException> failedOnThreads = Collections.synchronizedList(new ArrayList<>());
+    private final List<Throwable> failedOnThreads = Collections.synchronizedList(new ArrayList<>());
     /** Batches claimed and not yet published, and the most there were at once. */
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger mostInFlight = new AtomicInteger();
@@ -106,8 +106,18 @@ class RunLoopTest {
 
     @Test
     void neverMoreBatchesInFlightThanWorkers() {
-        loop(3).run(Integer.MAX_VALUE, claims(BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH), size -> {
-            pause(20);
+        CountDownLatch threeOut = new CountDownLatch(1);
+        Supplier<Integer> scripted = claims(BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH);
+        Supplier<Integer> claim = () -> {
+            Integer size = scripted.get();
+            if (inFlight.get() == 3) {
+                threeOut.countDown();
+            }
+            return size;
+        };
+        loop(3).run(Integer.MAX_VALUE, claim, size -> {
+            await(threeOut); // no batch finishes before three are out, however slow the machine
+            pause(5);
             published(size);
         });
         assertEquals(3, mostInFlight.get(), "at most 3 batches out with 3 workers, and 3 reached: " + story);
@@ -142,19 +152,25 @@ class RunLoopTest {
     @Test
     void aShortClaimBesideBatchesInFlightKeepsTheRestOfTheRunToThatMany() {
         AtomicInteger claimsMade = new AtomicInteger();
+        CountDownLatch emptyClaimMade = new CountDownLatch(1);
         Supplier<Integer> scripted = claims(BATCH, BATCH, 0, BATCH, BATCH, BATCH, BATCH, BATCH, BATCH);
         List<Integer> outAtLaterClaims = Collections.synchronizedList(new ArrayList<>());
         Supplier<Integer> claim = () -> {
             if (claimsMade.incrementAndGet() > 3) {
                 outAtLaterClaims.add(inFlight.get());
             }
-            return scripted.get();
+            Integer size = scripted.get();
+            if (claimsMade.get() == 3) {
+                emptyClaimMade.countDown();
+            }
+            return size;
         };
         loop(4).run(Integer.MAX_VALUE, claim, size -> {
-            pause(30);
+            await(emptyClaimMade); // the empty claim is made beside the first two, however slow the machine
+            pause(5);
             published(size);
         });
-        assertTrue(outAtLaterClaims.stream().allMatch(out -> out <= 1),
+        assertTrue(!outAtLaterClaims.isEmpty() && outAtLaterClaims.stream().allMatch(out -> out <= 1),
                 "after an empty claim beside 2 batches, a claim is made with at most 1 other out (2 in flight): "
                 + outAtLaterClaims + " " + story);
         assertEquals(8, story.stream().filter(s -> s.startsWith("published")).count(), "every batch published");
@@ -262,31 +278,87 @@ class RunLoopTest {
                 failedOnThreads::add);
         Supplier<Integer> scripted = claims(BATCH, BATCH);
         AtomicInteger claimsMade = new AtomicInteger();
+        CountDownLatch firstSending = new CountDownLatch(1);
         stopping.run(Integer.MAX_VALUE, () -> {
             Integer size = scripted.get();
             if (claimsMade.incrementAndGet() == 2) {
+                await(firstSending);
                 stopped.set(true); // the application stops while the second claim runs
             }
             return size;
-        }, this::published);
+        }, size -> {
+            firstSending.countDown();
+            published(size);
+        });
         assertEquals(1, story.stream().filter(s -> s.startsWith("published")).count(),
-                "the batch claimed as the application stopped waits for its lease: " + story);
+                "the batch being sent went out; the one claimed as the application stopped waits for its lease: "
+                + story);
     }
 
     @Test
     void aRunCutAtItsBatchLimitHandsTheDepthItLearnedToTheNext() {
-        RunLoop<Integer> limited = new RunLoop<>(4, BATCH, 5, threads, () -> false, size -> size,
-                failedOnThreads::add);
-        RunLoop.Ended first = limited.run(4, claims(BATCH, BATCH, 0, BATCH, BATCH), size -> {
-            pause(30);
-            published(size);
-        });
-        assertEquals(new RunLoop.Ended(2, true), first, "cut at 5 claims, after an empty claim beside 2 batches");
-        RunLoop.Ended drained = limited.run(first.depth(), claims(BATCH, 100), size -> {
-            pause(30);
-            published(size);
-        });
+        CountDownLatch emptyClaimMade = new CountDownLatch(1);
+        Supplier<Integer> scripted = claims(BATCH, BATCH, 0, BATCH, BATCH);
+        AtomicInteger claimsMade = new AtomicInteger();
+        RunLoop.Ended first = new RunLoop<Integer>(4, BATCH, 5, threads, () -> false, size -> size,
+                failedOnThreads::add).run(4, () -> {
+                    Integer size = scripted.get();
+                    if (claimsMade.incrementAndGet() == 3) {
+                        emptyClaimMade.countDown();
+                    }
+                    return size;
+                }, size -> {
+                    await(emptyClaimMade);
+                    pause(5);
+                    published(size);
+                });
+        assertEquals(new RunLoop.Ended(2, true), first, "cut at 5 claims, the last full, after an empty claim beside"
+                + " 2 batches: " + story);
+        mostInFlight.set(0);
+        RunLoop.Ended next = new RunLoop<Integer>(4, BATCH, 5, threads, () -> false, size -> size,
+                failedOnThreads::add).run(first.depth(), claims(BATCH, BATCH, BATCH, BATCH, BATCH), size -> {
+                    pause(20);
+                    published(size);
+                });
+        assertTrue(mostInFlight.get() <= 2, "the next run of the backlog started at the depth it was handed: "
+                + mostInFlight.get() + " out at once");
+        assertEquals(new RunLoop.Ended(2, true), next, "cut at its limit again, its last claim full");
+        RunLoop.Ended drained = new RunLoop<Integer>(4, BATCH, 5, threads, () -> false, size -> size,
+                failedOnThreads::add).run(next.depth(), claims(BATCH, 100), size -> {
+                    pause(20);
+                    published(size);
+                });
         assertEquals(new RunLoop.Ended(4, false), drained, "a run that found the table drained starts the next afresh");
+    }
+
+    @Test
+    void anErrorFromABatchTheClaimerTookOverIsReportedAndEveryBatchIsAccountedFor() {
+        List<Runnable> dropped = Collections.synchronizedList(new ArrayList<>());
+        NoClassDefFoundError gone = new NoClassDefFoundError("a transport class went away");
+        AtomicInteger published = new AtomicInteger();
+        new RunLoop<Integer>(2, BATCH, 100, dropped::add, () -> false, size -> size, failedOnThreads::add)
+                .run(Integer.MAX_VALUE, claims(BATCH, BATCH), size -> {
+                    inFlight.decrementAndGet();
+                    if (published.incrementAndGet() == 1) {
+                        throw gone;
+                    }
+                });
+        assertEquals(List.of(gone), failedOnThreads, "the Error was reported, not lost or thrown past the run's wait");
+        assertEquals(2, published.get(), "both batches ran");
+    }
+
+    @Test
+    void aBatchHandedOverButNotStartedBeforeTheStopIsNotSent() {
+        java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+        List<Runnable> queued = Collections.synchronizedList(new ArrayList<>());
+        Supplier<Integer> scripted = claims(BATCH);
+        new RunLoop<Integer>(2, BATCH, 100, task -> {
+            queued.add(task);
+            stopped.set(true); // the application stops before any managed thread starts the batch
+        }, stopped::get, size -> size, failedOnThreads::add).run(Integer.MAX_VALUE, scripted, this::published);
+        queued.forEach(Runnable::run);
+        assertEquals(0, story.stream().filter(s -> s.startsWith("published")).count(),
+                "a batch not started before the stop waits for its lease: " + story);
     }
 
     private static void pause(long millis) {
