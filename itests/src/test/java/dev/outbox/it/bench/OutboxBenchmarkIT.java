@@ -494,6 +494,22 @@ class OutboxBenchmarkIT {
         }
     }
 
+    /** A drained backlog's first and last confirm, as the table recorded them. */
+    private record Confirms(java.time.Instant first, java.time.Instant last) {
+
+        /** Asserts that every one of the {@code events} rows {@code mine} selects was delivered, and reads the span. */
+        static Confirms of(OutboxDatabase db, String mine, int events) {
+            List<Object> span = db.rows("SELECT MIN(delivered_at), MAX(delivered_at) FROM outbox_event WHERE " + mine)
+                    .get(0);
+            assertEquals(events, db.count("outbox_event", mine + " AND state = 'DELIVERED'"), "every event delivered");
+            return new Confirms(OutboxDatabase.instant(span.get(0)), OutboxDatabase.instant(span.get(1)));
+        }
+
+        double seconds() {
+            return Math.max(Duration.between(first, last).toNanos() / 1e9, 0.001);
+        }
+    }
+
     private static final Pattern RUN_PROFILE = Pattern.compile("outbox run profile: events=(\\d+) batches=(\\d+)"
             + " total_ms=(\\d+) claim_ms=(\\d+) send_ms=(\\d+) confirm_ms=(\\d+)");
 
@@ -668,18 +684,14 @@ class OutboxBenchmarkIT {
             pause(500);
             return db.count("outbox_event", "state = 'PENDING' AND aggregate_type = 'Bench'");
         }, n -> n == 0);
-        List<Object> span = db.rows("SELECT MIN(delivered_at), MAX(delivered_at) FROM outbox_event WHERE " + mine).get(0);
+        Confirms confirms = Confirms.of(db, mine, events);
         cpu.add(CpuMeter.sample());
-        java.time.Instant first = OutboxDatabase.instant(span.get(0));
-        java.time.Instant last = OutboxDatabase.instant(span.get(1));
-        double seconds = Duration.between(first, last).toNanos() / 1e9;
-        assertEquals(events, db.count("outbox_event", mine + " AND state = 'DELIVERED'"), "every event delivered");
         server.stop();
         String profile = runProfile(server, traceFrom);
         db.execute("DELETE FROM outbox_event WHERE " + mine);
         // the database and this JVM read one machine clock, so the confirms' span picks the samples inside it
-        CpuMeter.Usage usage = CpuMeter.within(cpu, first.toEpochMilli(), last.toEpochMilli());
-        return new Drain(events / Math.max(seconds, 0.001), peak.get(), profile, plan, usage);
+        CpuMeter.Usage usage = CpuMeter.within(cpu, confirms.first().toEpochMilli(), confirms.last().toEpochMilli());
+        return new Drain(events / confirms.seconds(), peak.get(), profile, plan, usage);
     }
 
     /**
@@ -736,12 +748,8 @@ class OutboxBenchmarkIT {
                     pause(500);
                     return db.count("outbox_event", "state = 'PENDING' AND aggregate_type = 'Bench'");
                 }, n -> n == 0);
-        List<Object> span = db.rows("SELECT MIN(delivered_at), MAX(delivered_at) FROM outbox_event WHERE " + mine).get(0);
+        Confirms confirms = Confirms.of(db, mine, events);
         cpu.add(CpuMeter.sample());
-        java.time.Instant first = OutboxDatabase.instant(span.get(0));
-        java.time.Instant last = OutboxDatabase.instant(span.get(1));
-        double seconds = Duration.between(first, last).toNanos() / 1e9;
-        assertEquals(events, db.count("outbox_event", mine + " AND state = 'DELIVERED'"), "every event delivered");
         Map<String, Long> byServer = db.countBy("outbox_event", "claimed_by", mine);
         List<String> profiles = new ArrayList<>();
         for (int i = 0; i < servers.size(); i++) {
@@ -751,8 +759,8 @@ class OutboxBenchmarkIT {
         db.execute("DELETE FROM outbox_event WHERE " + mine);
         String profile = String.join(" and ", profiles) + (servers.size() > 1 ? " (events by claimer: " + byServer
                 + ")" : "");
-        return new Drain(events / Math.max(seconds, 0.001), 0, profile, "not taken",
-                CpuMeter.within(cpu, first.toEpochMilli(), last.toEpochMilli()));
+        return new Drain(events / confirms.seconds(), 0, profile, "not taken",
+                CpuMeter.within(cpu, confirms.first().toEpochMilli(), confirms.last().toEpochMilli()));
     }
 
     /**
