@@ -15,11 +15,6 @@ import java.util.Set;
  */
 public record ClaimRequest(String claimer, int limit, Duration lease, boolean strictByDefault, Set<String> exceptions) {
 
-    /** The same claim for at most {@code rows} rows (a round of {@link Claims#inRounds}). */
-    public ClaimRequest withLimit(int rows) {
-        return new ClaimRequest(claimer, rows, lease, strictByDefault, exceptions);
-    }
-
     /** The policy the claimed event's type has here, sent with it (R4.6). */
     public Ordering orderingOf(String eventType) {
         return strictByDefault != exceptions.contains(eventType) ? Ordering.STRICT : Ordering.INDEPENDENT;

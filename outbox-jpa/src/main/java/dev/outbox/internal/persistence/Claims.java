@@ -45,88 +45,29 @@ public final class Claims {
         return index;
     }
 
-    /** The heads one round of a claim takes: at most {@code request.limit()} due rows, leased until {@code leaseUntil}. */
-    @FunctionalInterface
-    public interface HeadClaim {
-        List<OutboundEvent> claim(ClaimRequest request, OffsetDateTime now, OffsetDateTime leaseUntil)
-                throws SQLException;
-    }
-
-    /** How the followers a claim's walk chose are leased and read back: {@link #leaseFollowers}, or a dialect's. */
-    @FunctionalInterface
-    public interface FollowerLease {
-        List<OutboundEvent> lease(Connection connection, ClaimRequest request, List<UUID> run, OffsetDateTime now,
-                                  OffsetDateTime leaseUntil) throws SQLException;
-    }
-
-    /**
-     * Rows of a batch per head in a claim's first round (issue 44): a batch of 500 starts with 125 heads, each with
-     * room for a run of 3 more versions. Runs are sent in waves, one per version ({@link
-     * dev.outbox.internal.transport.StrictRuns}), so a batch of a few aggregates with long runs (tried: 8 heads) sent
-     * in a hundred waves and one server drained at 0.43 of before; 50 heads (runs of 9) drained at 0.57.
-     */
-    static final int ROWS_PER_FIRST_HEAD = 4;
-
-    /** A first round takes at least this many heads: a small batch takes its heads in one round, as before. */
-    static final int FIRST_ROUND_MIN_HEADS = 8;
-
-    /**
-     * Issue 44: a claim in rounds, each taking due heads ({@code heads}) and their runs ({@link #withRuns}) until the
-     * batch is full or no head is left. The first round takes one head per {@value #ROWS_PER_FIRST_HEAD} rows of the
-     * batch, and the room after them is shared among their runs: where aggregates hold many due versions, the batch
-     * holds a quarter as many aggregates, with their next versions. A claim that took 500 heads and left their later
-     * versions due made every other claim walk those versions, each failing the strict check while its head was out:
-     * with two servers on one backlog of 1,000 aggregates each claim walked 8,000 rows for 500, and two servers drained
-     * at 0.36 of one. Where the heads had no runs, the next round takes all the room in heads (a backlog of many
-     * aggregates costs one round more than before); where they had some, eight times as many heads. One clock reading
-     * and one lease end for every round.
-     */
-    public static List<OutboundEvent> inRounds(Connection connection, ClaimRequest request, OffsetDateTime now,
-                                               OffsetDateTime leaseUntil, HeadClaim heads, FollowersQuery followers,
-                                               FollowerLease lease) throws SQLException {
-        List<OutboundEvent> claimed = new ArrayList<>();
-        int asked = Math.max(request.limit() / ROWS_PER_FIRST_HEAD, Math.min(request.limit(), FIRST_ROUND_MIN_HEADS));
-        while (claimed.size() < request.limit()) {
-            int room = request.limit() - claimed.size();
-            asked = Math.min(asked, room);
-            List<OutboundEvent> taken = heads.claim(request.withLimit(asked), now, leaseUntil);
-            List<OutboundEvent> withTheirRuns = withRuns(connection, request.withLimit(room), taken, now, leaseUntil,
-                    followers, lease);
-            claimed.addAll(withTheirRuns);
-            if (taken.size() < asked) {
-                break; // no due head is left
-            }
-            asked = withTheirRuns.size() > taken.size() ? asked * 8 : room;
-        }
-        return inSendOrder(claimed);
-    }
-
     /** The statement {@link #withRuns} reads a claim's followers with: a dialect's, or {@link #followersOf}. */
     @FunctionalInterface
     public interface FollowersQuery {
         /**
          * @param heads how many strict heads it binds ({@code event_id IN (...)}), first
-         * @param limit the most rows one head's range may answer: its run's share of the room plus the batch's rows
-         *              the walk skips there
+         * @param limit the most rows one head's range may answer: the run's room plus the batch's rows the walk skips
+         *              there (a statement may ignore it; its last parameter bounds the whole answer)
          */
         String sql(int heads, int limit);
     }
 
     /**
      * The undelivered versions after a claim's strict heads, lowest first per aggregate, for {@link #withRuns}: at
-     * most {@code limit} per head (issue 44: each head's run has its share of the room, and one deep aggregate must not
-     * fill the answer) and as many rows as its last parameter, on the undelivered-versions index. H2's and MariaDB's;
-     * PostgreSQL reads them per head ({@link PostgreSqlDialect#followersOf}).
+     * most as many rows as its last parameter, on the undelivered-versions index ({@code limit} is not used). H2's and
+     * MariaDB's; PostgreSQL reads them per head ({@link PostgreSqlDialect#followersOf}).
      */
     public static String followersOf(int heads, int limit) {
-        return "SELECT event_id, aggregate_type, aggregate_id, state, next_attempt_at, event_type FROM (SELECT"
-                + " f.event_id, f.aggregate_type, f.aggregate_id, f.aggregate_version, f.state, f.next_attempt_at,"
-                + " f.event_type, ROW_NUMBER() OVER (PARTITION BY f.aggregate_type, f.aggregate_id"
-                + " ORDER BY f.aggregate_version) AS nth FROM outbox_event f"
+        return "SELECT f.event_id, f.aggregate_type, f.aggregate_id, f.state, f.next_attempt_at, f.event_type"
+                + " FROM outbox_event f"
                 + " JOIN outbox_event h ON h.aggregate_type = f.aggregate_type AND h.aggregate_id = f.aggregate_id"
                 + " AND f.aggregate_version > h.aggregate_version WHERE h.event_id IN (" + Sql.placeholders(heads) + ")"
-                + " AND f.state <> 'DELIVERED') r WHERE nth <= " + limit
-                + " ORDER BY aggregate_type, aggregate_id, aggregate_version FETCH FIRST ? ROWS ONLY";
+                + " AND f.state <> 'DELIVERED' ORDER BY f.aggregate_type, f.aggregate_id, f.aggregate_version"
+                + " FETCH FIRST ? ROWS ONLY";
     }
 
     /**
@@ -138,8 +79,8 @@ public final class Claims {
      * ({@link dev.outbox.internal.transport.StrictRuns}). Runs in the claim's transaction.
      */
     public static List<OutboundEvent> withRuns(Connection connection, ClaimRequest request, List<OutboundEvent> heads,
-                                        OffsetDateTime now, OffsetDateTime leaseUntil, FollowersQuery followers,
-                                        FollowerLease lease) throws SQLException {
+                                        OffsetDateTime now, OffsetDateTime leaseUntil, FollowersQuery followers)
+            throws SQLException {
         int room = request.limit() - heads.size();
         List<UUID> strictHeads = heads.stream().filter(e -> e.ordering() == dev.outbox.Ordering.STRICT)
                 .map(e -> e.id().value()).toList();
@@ -149,28 +90,23 @@ public final class Claims {
         Set<UUID> inBatch = new HashSet<>();
         heads.forEach(e -> inBatch.add(e.id().value()));
         List<UUID> run = new ArrayList<>();
-        // Issue 44: each head's run gets an even share of the room, so that every head takes its next versions rather
-        // than the first few heads (in key order) all of them; a lone hot aggregate still gets the whole room.
-        int share = (room + strictHeads.size() - 1) / strictHeads.size();
-        // Per head, its share plus the batch's other heads: those the walk skips (independent versions of the same
+        // Per head, room plus the batch's other heads: those the walk skips (independent versions of the same
         // aggregate, the only ones that can sit in a strict head's range) must not use up what the run may take.
-        int perHead = share + heads.size() - strictHeads.size();
+        int perHead = room + heads.size() - strictHeads.size();
         try (PreparedStatement select = connection.prepareStatement(followers.sql(strictHeads.size(), perHead))) {
             for (int i = 0; i < strictHeads.size(); i++) {
                 select.setObject(i + 1, strictHeads.get(i));
             }
-            select.setInt(strictHeads.size() + 1, Math.max(room + heads.size(), strictHeads.size() * perHead));
+            select.setInt(strictHeads.size() + 1, room + heads.size());
             try (ResultSet rs = select.executeQuery()) {
                 String aggregate = null;
                 boolean stopped = false;
-                int taken = 0;
                 while (rs.next() && room > 0) {
                     UUID id = rs.getObject("event_id", UUID.class);
                     String key = rs.getString("aggregate_type") + '\u0000' + rs.getString("aggregate_id");
                     if (!key.equals(aggregate)) {
                         aggregate = key;
                         stopped = false;
-                        taken = 0;
                     }
                     if (stopped || inBatch.contains(id)) {
                         continue;
@@ -180,7 +116,6 @@ public final class Claims {
                             && request.orderingOf(rs.getString("event_type")) == dev.outbox.Ordering.STRICT) {
                         run.add(id);
                         room--;
-                        stopped = ++taken == share; // its share of the room is used
                     } else {
                         // Parked, in backoff or leased: the versions after it wait (R4.6). An independent version
                         // ends the run too: any claim may take it, so this one never does, and a strict version
@@ -193,17 +128,6 @@ public final class Claims {
         if (run.isEmpty()) {
             return heads;
         }
-        List<OutboundEvent> all = new ArrayList<>(heads);
-        all.addAll(lease.lease(connection, request, run, now, leaseUntil));
-        return inSendOrder(all);
-    }
-
-    /**
-     * Leases a claim's followers one statement each ({@link #TAKE_FOLLOWER}, as one JDBC batch) and reads them back.
-     * H2's and MariaDB's; PostgreSQL leases and returns them in one statement.
-     */
-    public static List<OutboundEvent> leaseFollowers(Connection connection, ClaimRequest request, List<UUID> run,
-                                                     OffsetDateTime now, OffsetDateTime leaseUntil) throws SQLException {
         try (PreparedStatement take = connection.prepareStatement(TAKE_FOLLOWER)) {
             for (UUID id : run) {
                 take.setString(1, request.claimer());
@@ -221,6 +145,7 @@ public final class Claims {
                 }
             }
         }
+        List<OutboundEvent> all = new ArrayList<>(heads);
         try (PreparedStatement read = connection.prepareStatement("SELECT " + CLAIMED_COLUMNS + " FROM outbox_event"
                 + " WHERE claimed_by = ? AND event_id IN (" + Sql.placeholders(run.size()) + ")")) {
             read.setString(1, request.claimer());
@@ -228,9 +153,10 @@ public final class Claims {
                 read.setObject(i + 2, run.get(i));
             }
             try (ResultSet rs = read.executeQuery()) {
-                return readClaimed(rs, request);
+                all.addAll(readClaimed(rs, request));
             }
         }
+        return inSendOrder(all);
     }
 
     /** The due-row filter every dialect shares; {@code e} is outbox_event. */

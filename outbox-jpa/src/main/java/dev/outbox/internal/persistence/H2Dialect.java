@@ -49,13 +49,6 @@ public final class H2Dialect implements Dialect {
     public List<OutboundEvent> claim(Connection connection, ClaimRequest request) throws SQLException {
         OffsetDateTime now = Sql.clock(connection);
         OffsetDateTime leaseUntil = now.plus(request.lease());
-        return Claims.inRounds(connection, request, now, leaseUntil,
-                (round, at, until) -> claimHeads(connection, round, at, until), Claims::followersOf,
-                Claims::leaseFollowers);
-    }
-
-    private static List<OutboundEvent> claimHeads(Connection connection, ClaimRequest request, OffsetDateTime now,
-                                                  OffsetDateTime leaseUntil) throws SQLException {
         List<UUID> ids = new ArrayList<>();
         List<Long> versions = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement(
@@ -104,7 +97,7 @@ public final class H2Dialect implements Dialect {
                 try (ResultSet rs = read.executeQuery()) {
                     heads = Claims.readClaimed(rs, request);
                 }
-                return heads;
+                return Claims.withRuns(connection, request, heads, now, leaseUntil, Claims::followersOf);
             }
         }
     }

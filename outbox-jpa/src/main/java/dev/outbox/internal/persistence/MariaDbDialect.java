@@ -70,13 +70,6 @@ public final class MariaDbDialect implements Dialect {
     public List<OutboundEvent> claim(Connection connection, ClaimRequest request) throws SQLException {
         OffsetDateTime now = Sql.clock(connection);
         OffsetDateTime leaseUntil = now.plus(request.lease());
-        return Claims.inRounds(connection, request, now, leaseUntil,
-                (round, at, until) -> claimHeads(connection, round, at, until), Claims::followersOf,
-                Claims::leaseFollowers);
-    }
-
-    private static List<OutboundEvent> claimHeads(Connection connection, ClaimRequest request, OffsetDateTime now,
-                                                  OffsetDateTime leaseUntil) throws SQLException {
         List<UUID> ids = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement("SELECT e.event_id " + Claims.candidates(request)
                 + " FOR UPDATE SKIP LOCKED")) {
@@ -119,7 +112,7 @@ public final class MariaDbDialect implements Dialect {
                 heads = Claims.readClaimed(rs, request);
             }
         }
-        return heads;
+        return Claims.withRuns(connection, request, heads, now, leaseUntil, Claims::followersOf);
     }
 
     @Override

@@ -152,55 +152,19 @@ public final class PostgreSqlDialect implements Dialect {
         try (PreparedStatement guard = connection.prepareStatement(CLAIM_PLAN_GUARD)) {
             guard.executeQuery().close();
         }
+        String sql = claimStatement(request);
         OffsetDateTime now = Sql.clock(connection);
         OffsetDateTime leaseUntil = now.plus(request.lease());
-        return Claims.inRounds(connection, request, now, leaseUntil,
-                (round, at, until) -> claimHeads(connection, round, at, until), PostgreSqlDialect::followersOf,
-                PostgreSqlDialect::leaseFollowers);
-    }
-
-    private static List<OutboundEvent> claimHeads(Connection connection, ClaimRequest request, OffsetDateTime now,
-                                                  OffsetDateTime leaseUntil) throws SQLException {
-        try (PreparedStatement claim = connection.prepareStatement(claimStatement(request))) {
+        try (PreparedStatement claim = connection.prepareStatement(sql)) {
             int next = Claims.bindCandidates(claim, 1, request, now);
             claim.setString(next, request.claimer());
             claim.setObject(next + 1, leaseUntil);
             claim.setObject(next + 2, leaseUntil);
+            List<OutboundEvent> heads;
             try (ResultSet rs = claim.executeQuery()) {
-                return Claims.readClaimed(rs, request);
+                heads = Claims.readClaimed(rs, request);
             }
-        }
-    }
-
-    /**
-     * A claim's followers leased and read back in one statement (the shared way is a statement per row and a read):
-     * still pending and due, or the claim rolls back, as {@link Claims#leaseFollowers}. Found by key whatever the
-     * statistics say, as the confirm ({@link #CONFIRM_BATCH}): written {@code state = 'PENDING'}, the due index's
-     * condition, it was planned under the claim's guard as a walk of every due row in that index, each tested against
-     * the run's keys (98 ms per claim over 100,000 pending).
-     */
-    private static List<OutboundEvent> leaseFollowers(Connection connection, ClaimRequest request, List<UUID> run,
-                                                      OffsetDateTime now, OffsetDateTime leaseUntil)
-            throws SQLException {
-        try (PreparedStatement take = connection.prepareStatement("UPDATE outbox_event SET claimed_by = ?,"
-                + " lease_version = lease_version + 1, lease_until = ?, next_attempt_at = ?, attempts = attempts + 1"
-                + " WHERE event_id = ANY (?::uuid[]) AND (state || '') = 'PENDING' AND next_attempt_at <= ?"
-                + " RETURNING " + Claims.CLAIMED_COLUMNS)) {
-            take.setString(1, request.claimer());
-            take.setObject(2, leaseUntil);
-            take.setObject(3, leaseUntil);
-            take.setArray(4, connection.createArrayOf("uuid", run.toArray()));
-            take.setObject(5, now);
-            List<OutboundEvent> taken;
-            try (ResultSet rs = take.executeQuery()) {
-                taken = Claims.readClaimed(rs, request);
-            }
-            if (taken.size() != run.size()) {
-                // Nothing else takes a follower of a leased head; if something did, claim nothing this time.
-                throw new SQLException("a follower of a claimed strict head changed during the claim;"
-                        + " the claim rolls back and is retried");
-            }
-            return taken;
+            return Claims.withRuns(connection, request, heads, now, leaseUntil, PostgreSqlDialect::followersOf);
         }
     }
 

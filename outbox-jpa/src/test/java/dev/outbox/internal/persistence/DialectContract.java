@@ -428,34 +428,6 @@ public abstract class DialectContract {
     }
 
     /**
-     * Issue 44: where aggregates hold many due versions, a claim takes a few of them with their runs rather than the
-     * head of every one. Heads taken without their runs left their later versions due, and every other claim walked
-     * them, each failing the strict check while the head was out (two servers drained at 0.36 of one). 40 aggregates
-     * of 10 versions, recorded version by version: a claim of 50 holds the first round's 12 aggregates.
-     */
-    @Test
-    void aClaimOverAggregatesDeepInDueVersionsTakesAFewOfThemWithTheirRuns() throws SQLException {
-        for (int v = 1; v <= 10; v++) {
-            for (int a = 0; a < 40; a++) {
-                pending(String.format("deep-%02d", a), v, "T");
-            }
-        }
-        List<String> claimed = versions(claim("p1", 50, Set.of()));
-        assertEquals(50, claimed.size(), "a full batch: " + claimed);
-        java.util.Map<String, List<Long>> byAggregate = new java.util.TreeMap<>();
-        for (String version : claimed) {
-            String[] parts = version.split("@");
-            byAggregate.computeIfAbsent(parts[0], k -> new ArrayList<>()).add(Long.parseLong(parts[1]));
-        }
-        int firstRound = 50 / Claims.ROWS_PER_FIRST_HEAD;
-        assertTrue(byAggregate.size() <= firstRound, "at most " + firstRound + " aggregates, their runs filling the"
-                + " batch, not the heads of " + byAggregate.size() + ": " + claimed);
-        byAggregate.forEach((aggregate, taken) -> assertEquals(
-                java.util.stream.LongStream.rangeClosed(1, taken.size()).boxed().toList(),
-                taken.stream().sorted().toList(), aggregate + "'s versions from its head on, none skipped"));
-    }
-
-    /**
      * A run ends at the batch limit and at the first version that is not pending and due: a version in backoff
      * or parked holds the ones after it back, as it does across claims.
      */
