@@ -222,7 +222,7 @@ public final class PostgreSqlDialect implements Dialect {
      * with each acknowledgement (250,000 comparisons for 500). So {@link #CONFIRM_BATCH} states the keys ({@code
      * = ANY}), writes its state check so that no partial index's condition follows from it ({@code state || ''}: only
      * the primary key can find the rows), and runs with no sequential or bitmap scan, no nested loop and no JIT for the
-     * rest of its transaction (the parks and retries after it find single rows by key).
+     * rest of its transaction (the parks and retries after it, rare single-row updates, are not rewritten so).
      */
     public static final String CONFIRM_PLAN_GUARD = "SELECT set_config('enable_seqscan', 'off', true),"
             + " set_config('enable_bitmapscan', 'off', true), set_config('enable_nestloop', 'off', true),"
