@@ -141,6 +141,60 @@ class PostgreSqlDialectContractIT extends ConfiguredDatabaseContractTest {
     }
 
     /**
+     * Issue 44: a claim's followers were leased one statement each, a row's key with {@code state = 'PENDING'}. Under
+     * the claim's guard, with statistics of an empty table, that was planned as a walk of the undelivered-versions
+     * index filtered by the key: 59,000 rows for each follower (81 to 99 ms each, two servers on one backlog).
+     * PostgreSQL leases a run in one statement that finds its rows by key; written with a plain state check, the same
+     * statement is planned on the due index.
+     */
+    @Test
+    void aRunsFollowersAreLeasedByKeyWhenTheStatisticsSayTheTableIsEmpty() throws Exception {
+        try (Connection c = DriverManager.getConnection(url(), user(), password())) {
+            c.setAutoCommit(false);
+            backlogBehindStatisticsOfAnEmptyTable(c, 20_000, 1_000);
+            try {
+                try (var guard = c.prepareStatement(PostgreSqlDialect.CLAIM_PLAN_GUARD)) {
+                    guard.executeQuery().close();
+                }
+                java.util.List<java.util.UUID> run = new java.util.ArrayList<>();
+                try (var select = c.createStatement(); var rs = select.executeQuery("SELECT event_id FROM outbox_event"
+                        + " WHERE aggregate_version >= 2 FETCH FIRST 480 ROWS ONLY")) { // a run as long as a batch's room
+                    while (rs.next()) {
+                        run.add(rs.getObject(1, java.util.UUID.class));
+                    }
+                }
+                var now = java.time.OffsetDateTime.now();
+                String plain = followerLeasePlan(c, PostgreSqlDialect.FOLLOWER_LEASE.replace("(state || '')", "state"),
+                        run, now);
+                assertTrue(!leasesByKey(plain), "the same statement with a plain state check is planned on the due"
+                        + " index under the claim's guard and these statistics (else this test proves nothing): "
+                        + plain);
+                String byKey = followerLeasePlan(c, PostgreSqlDialect.FOLLOWER_LEASE, run, now);
+                assertTrue(leasesByKey(byKey), "PostgreSQL's run lease finds the followers by key: " + byKey);
+            } finally {
+                c.rollback();
+            }
+        }
+    }
+
+    private static boolean leasesByKey(String plan) {
+        return plan.contains("outbox_event_pk") && !plan.contains("outbox_event_due_ix")
+                && !plan.contains("outbox_event_undelivered_ix") && !plan.contains("Seq Scan");
+    }
+
+    private static String followerLeasePlan(Connection c, String statement, java.util.List<java.util.UUID> run,
+                                            java.time.OffsetDateTime now) throws java.sql.SQLException {
+        try (var explain = c.prepareStatement("EXPLAIN " + statement)) {
+            explain.setString(1, "plan");
+            explain.setObject(2, now.plusSeconds(30));
+            explain.setObject(3, now.plusSeconds(30));
+            explain.setArray(4, c.createArrayOf("uuid", run.toArray()));
+            explain.setObject(5, now);
+            return planOf(explain);
+        }
+    }
+
+    /**
      * A disabled sort counts ten billion in a plan's cost, far over {@code jit_above_cost}: the claim's followers
      * query was compiled before every run (57 of its 66 ms). The claim's guard turns JIT off with the sort.
      */

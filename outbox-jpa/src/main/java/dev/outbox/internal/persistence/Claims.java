@@ -45,6 +45,13 @@ public final class Claims {
         return index;
     }
 
+    /** How the followers a claim's walk chose are leased and read back: {@link #leaseFollowers}, or a dialect's. */
+    @FunctionalInterface
+    public interface FollowerLease {
+        List<OutboundEvent> lease(Connection connection, ClaimRequest request, List<UUID> run, OffsetDateTime now,
+                                  OffsetDateTime leaseUntil) throws SQLException;
+    }
+
     /** The statement {@link #withRuns} reads a claim's followers with: a dialect's, or {@link #followersOf}. */
     @FunctionalInterface
     public interface FollowersQuery {
@@ -81,6 +88,13 @@ public final class Claims {
     public static List<OutboundEvent> withRuns(Connection connection, ClaimRequest request, List<OutboundEvent> heads,
                                         OffsetDateTime now, OffsetDateTime leaseUntil, FollowersQuery followers)
             throws SQLException {
+        return withRuns(connection, request, heads, now, leaseUntil, followers, Claims::leaseFollowers);
+    }
+
+    /** {@link #withRuns} with a dialect's way of leasing the followers it chose. */
+    public static List<OutboundEvent> withRuns(Connection connection, ClaimRequest request, List<OutboundEvent> heads,
+                                        OffsetDateTime now, OffsetDateTime leaseUntil, FollowersQuery followers,
+                                        FollowerLease lease) throws SQLException {
         int room = request.limit() - heads.size();
         List<UUID> strictHeads = heads.stream().filter(e -> e.ordering() == dev.outbox.Ordering.STRICT)
                 .map(e -> e.id().value()).toList();
@@ -128,6 +142,17 @@ public final class Claims {
         if (run.isEmpty()) {
             return heads;
         }
+        List<OutboundEvent> all = new ArrayList<>(heads);
+        all.addAll(lease.lease(connection, request, run, now, leaseUntil));
+        return inSendOrder(all);
+    }
+
+    /**
+     * Leases a claim's followers one statement each ({@link #TAKE_FOLLOWER}, as one JDBC batch) and reads them back.
+     * H2's and MariaDB's; PostgreSQL leases and returns them in one statement found by key.
+     */
+    public static List<OutboundEvent> leaseFollowers(Connection connection, ClaimRequest request, List<UUID> run,
+                                                     OffsetDateTime now, OffsetDateTime leaseUntil) throws SQLException {
         try (PreparedStatement take = connection.prepareStatement(TAKE_FOLLOWER)) {
             for (UUID id : run) {
                 take.setString(1, request.claimer());
@@ -145,7 +170,6 @@ public final class Claims {
                 }
             }
         }
-        List<OutboundEvent> all = new ArrayList<>(heads);
         try (PreparedStatement read = connection.prepareStatement("SELECT " + CLAIMED_COLUMNS + " FROM outbox_event"
                 + " WHERE claimed_by = ? AND event_id IN (" + Sql.placeholders(run.size()) + ")")) {
             read.setString(1, request.claimer());
@@ -153,10 +177,9 @@ public final class Claims {
                 read.setObject(i + 2, run.get(i));
             }
             try (ResultSet rs = read.executeQuery()) {
-                all.addAll(readClaimed(rs, request));
+                return readClaimed(rs, request);
             }
         }
-        return inSendOrder(all);
     }
 
     /** The due-row filter every dialect shares; {@code e} is outbox_event. */
