@@ -126,14 +126,17 @@ class PostgreSqlDialectContractIT extends ConfiguredDatabaseContractTest {
                 assertTrue(!findsByKey(unguarded), "without the guard, statistics of an empty table plan the confirm"
                         + " to read the pending rows or to compare every pair (else this test proves nothing): "
                         + unguarded);
-                try (var guard = c.prepareStatement(PostgreSqlDialect.CONFIRM_PLAN_GUARD)) {
-                    guard.executeQuery().close();
-                }
-                String guarded = confirmPlan(c, deliveries);
-                assertTrue(findsByKey(guarded), "the guarded confirm finds its rows through the primary key and joins"
-                        + " them to the acknowledgements by hash: " + guarded);
-                assertTrue(new PostgreSqlDialect().confirm(c, "plan", java.time.OffsetDateTime.now(), deliveries)
-                        .size() == 500, "the guarded confirm still confirms the whole batch");
+                // The dialect's own confirm of half the batch sets its guard for the rest of the transaction, in
+                // which the other half's confirm is planned: a confirm that skipped its guard fails here.
+                var first = deliveries.subList(0, 250);
+                var second = deliveries.subList(250, 500);
+                assertTrue(new PostgreSqlDialect().confirm(c, "plan", java.time.OffsetDateTime.now(), first)
+                        .size() == 250, "the confirm confirms its whole batch");
+                String guarded = confirmPlan(c, second);
+                assertTrue(findsByKey(guarded), "after the dialect's confirm, a confirm finds its rows through the"
+                        + " primary key and joins them to the acknowledgements by hash: " + guarded);
+                assertTrue(new PostgreSqlDialect().confirm(c, "plan", java.time.OffsetDateTime.now(), second)
+                        .size() == 250, "the guarded confirm confirms its whole batch");
             } finally {
                 c.rollback();
             }
@@ -213,6 +216,15 @@ class PostgreSqlDialectContractIT extends ConfiguredDatabaseContractTest {
                     jitOn.execute("SET LOCAL jit = on");
                 }
                 String compiled = followersPlan(c);
+                int version;
+                try (var select = c.createStatement();
+                     var rs = select.executeQuery("SELECT current_setting('server_version_num')::int")) {
+                    rs.next();
+                    version = rs.getInt(1);
+                }
+                // PostgreSQL 18 counts disabled nodes apart from the cost: there a disabled sort no longer pushes the
+                // plan over jit_above_cost, and this premise does not hold (the guard's jit=off stays harmless).
+                org.junit.jupiter.api.Assumptions.assumeTrue(version < 180000, "PostgreSQL " + version);
                 assertTrue(compiled.contains("JIT"), "with JIT on, the disabled sort has the followers query"
                         + " compiled (else this test proves nothing; is the server built without LLVM?): " + compiled);
             } finally {
@@ -229,6 +241,12 @@ class PostgreSqlDialectContractIT extends ConfiguredDatabaseContractTest {
     private static void backlogBehindStatisticsOfAnEmptyTable(Connection c, int rows, int aggregates)
             throws java.sql.SQLException {
         try (var statement = c.createStatement()) {
+            // Pages with no live row: ANALYZE then records an empty table. A table with no pages at all (vacuum can
+            // truncate one) is estimated from its size when planned, and the cases' premises would not hold.
+            statement.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version,"
+                    + " event_type, schema_version, payload, created_at, state, attempts, next_attempt_at,"
+                    + " lease_version) SELECT gen_random_uuid(), 'Quiet', 'q-' || g, 1, 'Paid', 1, '{}', now(),"
+                    + " 'DELIVERED', 0, now(), 0 FROM generate_series(1, 1000) g");
             statement.execute("DELETE FROM outbox_event");
             statement.execute("ANALYZE outbox_event"); // as autoanalyze leaves a quiet outbox
             statement.execute("INSERT INTO outbox_event (event_id, aggregate_type, aggregate_id, aggregate_version,"

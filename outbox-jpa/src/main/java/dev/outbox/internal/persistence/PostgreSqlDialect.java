@@ -127,8 +127,9 @@ public final class PostgreSqlDialect implements Dialect {
      * sequential scan with a sequential scan per row for the strict check: one claim over 100,000 pending rows took
      * 58.7 s (auto_explain, 193 million buffers), and the second of two servers delivered nothing. The statistics catch
      * up at the next autoanalyze; the claim must not wait for them. Planning still picks among the indexes. JIT is off
-     * too: a disabled sort (the followers' sort of a few hundred rows) counts as ten billion in the plan's cost, over
-     * {@code jit_above_cost}, and each of those statements was then compiled before it ran (57 of its 66 ms).
+     * too: a disabled sort (the followers' sort of a few hundred rows) counts as ten billion in the plan's cost up to
+     * PostgreSQL 17, over {@code jit_above_cost}, and each of those statements was then compiled before it ran (57 of
+     * its 66 ms).
      */
     public static final String CLAIM_PLAN_GUARD = "SELECT set_config('enable_seqscan', 'off', true),"
             + " set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true),"
