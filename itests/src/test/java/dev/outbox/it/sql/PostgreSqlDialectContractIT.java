@@ -83,23 +83,15 @@ class PostgreSqlDialectContractIT extends ConfiguredDatabaseContractTest {
      */
     @Test
     void aClaimIsPlannedOnTheIndexesWhenTheStatisticsSayTheTableIsEmpty() throws Exception {
-        try (Connection c = DriverManager.getConnection(url(), user(), password())) {
-            c.setAutoCommit(false);
-            backlogBehindStatisticsOfAnEmptyTable(c, 5_000, 50);
-            try {
-                String unguarded = claimPlan(c);
-                assertTrue(!walksInDueOrder(unguarded), "without the guard, statistics of an empty table plan the"
-                        + " claim to read every due row and sort them (else this test proves nothing): " + unguarded);
-                try (var guard = c.prepareStatement(PostgreSqlDialect.CLAIM_PLAN_GUARD)) {
-                    guard.executeQuery().close();
-                }
-                String guarded = claimPlan(c);
-                assertTrue(walksInDueOrder(guarded), "the guarded claim walks the due index in order, stops at its"
-                        + " limit and probes an index per row: " + guarded);
-            } finally {
-                c.rollback();
-            }
-        }
+        onABacklogBehindStatisticsOfAnEmptyTable(5_000, 50, c -> {
+            String unguarded = claimPlan(c);
+            assertTrue(!walksInDueOrder(unguarded), "without the guard, statistics of an empty table plan the"
+                    + " claim to read every due row and sort them (else this test proves nothing): " + unguarded);
+            guard(c, PostgreSqlDialect.CLAIM_PLAN_GUARD);
+            String guarded = claimPlan(c);
+            assertTrue(walksInDueOrder(guarded), "the guarded claim walks the due index in order, stops at its"
+                    + " limit and probes an index per row: " + guarded);
+        });
     }
 
     /**
@@ -109,38 +101,32 @@ class PostgreSqlDialectContractIT extends ConfiguredDatabaseContractTest {
      */
     @Test
     void aConfirmFindsItsRowsByKeyWhenTheStatisticsSayTheTableIsEmpty() throws Exception {
-        try (Connection c = DriverManager.getConnection(url(), user(), password())) {
-            c.setAutoCommit(false);
-            backlogBehindStatisticsOfAnEmptyTable(c, 20_000, 1_000);
-            try {
-                var request = new dev.outbox.internal.persistence.ClaimRequest("plan", 500,
-                        java.time.Duration.ofSeconds(30), true, java.util.Set.of());
-                var claimed = new PostgreSqlDialect().claim(c, request);
-                assertTrue(claimed.size() == 500, "the claim took a full batch: " + claimed.size());
-                var deliveries = claimed.stream().map(e -> new dev.outbox.internal.persistence.Delivery(
-                        e.id().value(), e.leaseVersion(), "m-" + e.id(), 0, 1L)).toList();
-                try (var reset = c.createStatement()) {
-                    reset.execute("RESET ALL"); // the claim's guard is in force for the rest of its transaction
-                }
-                String unguarded = confirmPlan(c, deliveries);
-                assertTrue(!findsByKey(unguarded), "without the guard, statistics of an empty table plan the confirm"
-                        + " to read the pending rows or to compare every pair (else this test proves nothing): "
-                        + unguarded);
-                // The dialect's own confirm of half the batch sets its guard for the rest of the transaction, in
-                // which the other half's confirm is planned: a confirm that skipped its guard fails here.
-                var first = deliveries.subList(0, 250);
-                var second = deliveries.subList(250, 500);
-                assertTrue(new PostgreSqlDialect().confirm(c, "plan", java.time.OffsetDateTime.now(), first)
-                        .size() == 250, "the confirm confirms its whole batch");
-                String guarded = confirmPlan(c, second);
-                assertTrue(findsByKey(guarded), "after the dialect's confirm, a confirm finds its rows through the"
-                        + " primary key and joins them to the acknowledgements by hash: " + guarded);
-                assertTrue(new PostgreSqlDialect().confirm(c, "plan", java.time.OffsetDateTime.now(), second)
-                        .size() == 250, "the guarded confirm confirms its whole batch");
-            } finally {
-                c.rollback();
+        onABacklogBehindStatisticsOfAnEmptyTable(20_000, 1_000, c -> {
+            var request = new dev.outbox.internal.persistence.ClaimRequest("plan", 500,
+                    java.time.Duration.ofSeconds(30), true, java.util.Set.of());
+            var claimed = new PostgreSqlDialect().claim(c, request);
+            assertTrue(claimed.size() == 500, "the claim took a full batch: " + claimed.size());
+            var deliveries = claimed.stream().map(e -> new dev.outbox.internal.persistence.Delivery(
+                    e.id().value(), e.leaseVersion(), "m-" + e.id(), 0, 1L)).toList();
+            try (var reset = c.createStatement()) {
+                reset.execute("RESET ALL"); // the claim's guard is in force for the rest of its transaction
             }
-        }
+            String unguarded = confirmPlan(c, deliveries);
+            assertTrue(!findsByKey(unguarded), "without the guard, statistics of an empty table plan the confirm"
+                    + " to read the pending rows or to compare every pair (else this test proves nothing): "
+                    + unguarded);
+            // The dialect's own confirm of half the batch sets its guard for the rest of the transaction, in
+            // which the other half's confirm is planned: a confirm that skipped its guard fails here.
+            var first = deliveries.subList(0, 250);
+            var second = deliveries.subList(250, 500);
+            assertTrue(new PostgreSqlDialect().confirm(c, "plan", java.time.OffsetDateTime.now(), first)
+                    .size() == 250, "the confirm confirms its whole batch");
+            String guarded = confirmPlan(c, second);
+            assertTrue(findsByKey(guarded), "after the dialect's confirm, a confirm finds its rows through the"
+                    + " primary key and joins them to the acknowledgements by hash: " + guarded);
+            assertTrue(new PostgreSqlDialect().confirm(c, "plan", java.time.OffsetDateTime.now(), second)
+                    .size() == 250, "the guarded confirm confirms its whole batch");
+        });
     }
 
     /**
@@ -152,32 +138,24 @@ class PostgreSqlDialectContractIT extends ConfiguredDatabaseContractTest {
      */
     @Test
     void aRunsFollowersAreLeasedByKeyWhenTheStatisticsSayTheTableIsEmpty() throws Exception {
-        try (Connection c = DriverManager.getConnection(url(), user(), password())) {
-            c.setAutoCommit(false);
-            backlogBehindStatisticsOfAnEmptyTable(c, 20_000, 1_000);
-            try {
-                try (var guard = c.prepareStatement(PostgreSqlDialect.CLAIM_PLAN_GUARD)) {
-                    guard.executeQuery().close();
+        onABacklogBehindStatisticsOfAnEmptyTable(20_000, 1_000, c -> {
+            guard(c, PostgreSqlDialect.CLAIM_PLAN_GUARD);
+            java.util.List<java.util.UUID> run = new java.util.ArrayList<>();
+            try (var select = c.createStatement(); var rs = select.executeQuery("SELECT event_id FROM outbox_event"
+                    + " WHERE aggregate_version >= 2 FETCH FIRST 480 ROWS ONLY")) { // a run as long as a batch's room
+                while (rs.next()) {
+                    run.add(rs.getObject(1, java.util.UUID.class));
                 }
-                java.util.List<java.util.UUID> run = new java.util.ArrayList<>();
-                try (var select = c.createStatement(); var rs = select.executeQuery("SELECT event_id FROM outbox_event"
-                        + " WHERE aggregate_version >= 2 FETCH FIRST 480 ROWS ONLY")) { // a run as long as a batch's room
-                    while (rs.next()) {
-                        run.add(rs.getObject(1, java.util.UUID.class));
-                    }
-                }
-                var now = java.time.OffsetDateTime.now();
-                String plain = followerLeasePlan(c, PostgreSqlDialect.FOLLOWER_LEASE.replace("(state || '')", "state"),
-                        run, now);
-                assertTrue(!leasesByKey(plain), "the same statement with a plain state check is planned on the due"
-                        + " index under the claim's guard and these statistics (else this test proves nothing): "
-                        + plain);
-                String byKey = followerLeasePlan(c, PostgreSqlDialect.FOLLOWER_LEASE, run, now);
-                assertTrue(leasesByKey(byKey), "PostgreSQL's run lease finds the followers by key: " + byKey);
-            } finally {
-                c.rollback();
             }
-        }
+            var now = java.time.OffsetDateTime.now();
+            String plain = followerLeasePlan(c, PostgreSqlDialect.FOLLOWER_LEASE.replace("(state || '')", "state"),
+                    run, now);
+            assertTrue(!leasesByKey(plain), "the same statement with a plain state check is planned on the due"
+                    + " index under the claim's guard and these statistics (else this test proves nothing): "
+                    + plain);
+            String byKey = followerLeasePlan(c, PostgreSqlDialect.FOLLOWER_LEASE, run, now);
+            assertTrue(leasesByKey(byKey), "PostgreSQL's run lease finds the followers by key: " + byKey);
+        });
     }
 
     private static boolean leasesByKey(String plan) {
@@ -203,34 +181,26 @@ class PostgreSqlDialectContractIT extends ConfiguredDatabaseContractTest {
      */
     @Test
     void theClaimsGuardKeepsItsStatementsFromBeingCompiled() throws Exception {
-        try (Connection c = DriverManager.getConnection(url(), user(), password())) {
-            c.setAutoCommit(false);
-            backlogBehindStatisticsOfAnEmptyTable(c, 5_000, 50);
-            try {
-                try (var guard = c.prepareStatement(PostgreSqlDialect.CLAIM_PLAN_GUARD)) {
-                    guard.executeQuery().close();
-                }
-                String guarded = followersPlan(c);
-                assertTrue(!guarded.contains("JIT"), "no JIT under the claim's guard: " + guarded);
-                try (var jitOn = c.createStatement()) {
-                    jitOn.execute("SET LOCAL jit = on");
-                }
-                String compiled = followersPlan(c);
-                int version;
-                try (var select = c.createStatement();
-                     var rs = select.executeQuery("SELECT current_setting('server_version_num')::int")) {
-                    rs.next();
-                    version = rs.getInt(1);
-                }
-                // PostgreSQL 18 counts disabled nodes apart from the cost: there a disabled sort no longer pushes the
-                // plan over jit_above_cost, and this premise does not hold (the guard's jit=off stays harmless).
-                org.junit.jupiter.api.Assumptions.assumeTrue(version < 180000, "PostgreSQL " + version);
-                assertTrue(compiled.contains("JIT"), "with JIT on, the disabled sort has the followers query"
-                        + " compiled (else this test proves nothing; is the server built without LLVM?): " + compiled);
-            } finally {
-                c.rollback();
+        onABacklogBehindStatisticsOfAnEmptyTable(5_000, 50, c -> {
+            guard(c, PostgreSqlDialect.CLAIM_PLAN_GUARD);
+            String guarded = followersPlan(c);
+            assertTrue(!guarded.contains("JIT"), "no JIT under the claim's guard: " + guarded);
+            try (var jitOn = c.createStatement()) {
+                jitOn.execute("SET LOCAL jit = on");
             }
-        }
+            String compiled = followersPlan(c);
+            int version;
+            try (var select = c.createStatement();
+                 var rs = select.executeQuery("SELECT current_setting('server_version_num')::int")) {
+                rs.next();
+                version = rs.getInt(1);
+            }
+            // PostgreSQL 18 counts disabled nodes apart from the cost: there a disabled sort no longer pushes the
+            // plan over jit_above_cost, and this premise does not hold (the guard's jit=off stays harmless).
+            org.junit.jupiter.api.Assumptions.assumeTrue(version < 180000, "PostgreSQL " + version);
+            assertTrue(compiled.contains("JIT"), "with JIT on, the disabled sort has the followers query"
+                    + " compiled (else this test proves nothing; is the server built without LLVM?): " + compiled);
+        });
     }
 
     /**
@@ -254,6 +224,36 @@ class PostgreSqlDialectContractIT extends ConfiguredDatabaseContractTest {
                     + " lease_version) SELECT gen_random_uuid(), 'Order', 'o-' || (g % " + aggregates + "), g / "
                     + aggregates + " + 1, 'Paid', 1, '{}', now(), 'PENDING', 0, now() - interval '1 second', 0"
                     + " FROM generate_series(0, " + (rows - 1) + ") g");
+        }
+    }
+
+    /** What a plan case does with its connection, in a transaction that is rolled back after it. */
+    @FunctionalInterface
+    private interface PlanCase {
+        void run(Connection c) throws Exception;
+    }
+
+    /**
+     * Runs {@code planCase} on a connection of its own, in one transaction over a backlog of {@code rows} due rows
+     * behind statistics of an empty table ({@link #backlogBehindStatisticsOfAnEmptyTable}), and rolls it back.
+     */
+    private void onABacklogBehindStatisticsOfAnEmptyTable(int rows, int aggregates, PlanCase planCase)
+            throws Exception {
+        try (Connection c = DriverManager.getConnection(url(), user(), password())) {
+            c.setAutoCommit(false);
+            backlogBehindStatisticsOfAnEmptyTable(c, rows, aggregates);
+            try {
+                planCase.run(c);
+            } finally {
+                c.rollback();
+            }
+        }
+    }
+
+    /** Runs a plan guard's {@code SELECT set_config(...)}: its settings hold for the rest of the transaction. */
+    private static void guard(Connection c, String guard) throws java.sql.SQLException {
+        try (var set = c.prepareStatement(guard)) {
+            set.executeQuery().close();
         }
     }
 
